@@ -1,0 +1,137 @@
+import COpenSSL
+
+/// AES-256-GCM through OpenSSL's EVP interface.
+public enum AESGCM {
+    public static let keySize = 32
+    public static let nonceSize = 12
+    public static let tagSize = 16
+
+    /// A ciphertext with the nonce it was sealed under and its authentication tag.
+    public struct SealedBox: Sendable, Equatable {
+        public var nonce: [UInt8]
+        public var ciphertext: [UInt8]
+        public var tag: [UInt8]
+
+        public init(nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8]) {
+            self.nonce = nonce
+            self.ciphertext = ciphertext
+            self.tag = tag
+        }
+    }
+
+    /// Encrypts under a fresh random 96-bit nonce. `nonce` is for test vectors only.
+    public static func seal(
+        _ plaintext: UnsafeRawBufferPointer, key: SecretBytes, authenticating aad: [UInt8], nonce: [UInt8]? = nil
+    ) throws -> SealedBox {
+        let nonce = try nonce ?? SecureRandom.bytes(nonceSize)
+        try check(key: key, nonce: nonce)
+        let context = try Context()
+        defer { context.free() }
+        var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
+        var tag = [UInt8](repeating: 0, count: tagSize)
+        try context.begin(encrypt: true, key: key, nonce: nonce)
+        try context.addAAD(aad)
+        if plaintext.count > 0 {
+            try ciphertext.withUnsafeMutableBytes { (out) in
+                try context.update(input: plaintext, output: out)
+            }
+        }
+        try context.finish()
+        let ok = tag.withUnsafeMutableBytes {
+            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(tagSize), $0.baseAddress)
+        }
+        guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CTRL_GCM_GET_TAG") }
+        return SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+    }
+
+    public static func seal(_ plaintext: SecretBytes, key: SecretBytes, authenticating aad: [UInt8]) throws -> SealedBox {
+        try plaintext.withUnsafeBytes { (buffer) in try seal(buffer, key: key, authenticating: aad) }
+    }
+
+    public static func seal(_ plaintext: [UInt8], key: SecretBytes, authenticating aad: [UInt8], nonce: [UInt8]? = nil) throws -> SealedBox {
+        try plaintext.withUnsafeBytes { (buffer) in try seal(buffer, key: key, authenticating: aad, nonce: nonce) }
+    }
+
+    /// Decrypts and verifies; the plaintext comes back as wiped-on-release bytes.
+    /// Fails with `.authenticationFailed` when the key, nonce, AAD, ciphertext or tag is wrong.
+    public static func open(_ box: SealedBox, key: SecretBytes, authenticating aad: [UInt8]) throws -> SecretBytes {
+        try check(key: key, nonce: box.nonce)
+        guard box.tag.count == tagSize else { throw CryptoError.invalidParameters("GCM tag must be \(tagSize) bytes") }
+        let context = try Context()
+        defer { context.free() }
+        try context.begin(encrypt: false, key: key, nonce: box.nonce)
+        try context.addAAD(aad)
+        var tag = box.tag
+        return try SecretBytes(count: box.ciphertext.count) { (out) in
+            if box.ciphertext.count > 0 {
+                try box.ciphertext.withUnsafeBytes { (input) in
+                    try context.update(input: input, output: out)
+                }
+            }
+            let ok = tag.withUnsafeMutableBytes {
+                EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagSize), $0.baseAddress)
+            }
+            guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CTRL_GCM_SET_TAG") }
+            do {
+                try context.finish()
+            } catch {
+                // The buffer may hold unauthenticated plaintext; SecretBytes wipes it on release.
+                ERR_clear_error()
+                throw CryptoError.authenticationFailed
+            }
+        }
+    }
+
+    private static func check(key: SecretBytes, nonce: [UInt8]) throws {
+        guard key.count == keySize else { throw CryptoError.invalidParameters("AES-256 key must be \(keySize) bytes") }
+        guard nonce.count == nonceSize else { throw CryptoError.invalidParameters("GCM nonce must be \(nonceSize) bytes") }
+    }
+
+    /// Owns one EVP_CIPHER_CTX for the duration of a single seal or open.
+    private struct Context {
+        let pointer: OpaquePointer
+
+        init() throws {
+            guard let pointer = EVP_CIPHER_CTX_new() else { throw CryptoError.fromOpenSSL("EVP_CIPHER_CTX_new") }
+            self.pointer = pointer
+        }
+
+        func free() { EVP_CIPHER_CTX_free(pointer) }
+
+        func begin(encrypt: Bool, key: SecretBytes, nonce: [UInt8]) throws {
+            let ok = key.withUnsafeBytes { keyBuffer in
+                nonce.withUnsafeBufferPointer { nonceBuffer in
+                    EVP_CipherInit_ex(
+                        pointer, EVP_aes_256_gcm(), nil,
+                        keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), nonceBuffer.baseAddress,
+                        encrypt ? 1 : 0)
+                }
+            }
+            guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CipherInit_ex") }
+        }
+
+        func addAAD(_ aad: [UInt8]) throws {
+            guard !aad.isEmpty else { return }
+            var outLength: Int32 = 0
+            let ok = aad.withUnsafeBufferPointer {
+                EVP_CipherUpdate(pointer, nil, &outLength, $0.baseAddress, Int32($0.count))
+            }
+            guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CipherUpdate(AAD)") }
+        }
+
+        func update(input: UnsafeRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws {
+            var outLength: Int32 = 0
+            let ok = EVP_CipherUpdate(
+                pointer, output.baseAddress!.assumingMemoryBound(to: UInt8.self), &outLength,
+                input.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(input.count))
+            guard ok == 1, Int(outLength) == input.count else { throw CryptoError.fromOpenSSL("EVP_CipherUpdate") }
+        }
+
+        func finish() throws {
+            var outLength: Int32 = 0
+            var scratch = [UInt8](repeating: 0, count: 16)
+            let ok = scratch.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(pointer, $0.baseAddress, &outLength) }
+            guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CipherFinal_ex") }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// The metadata a write supplies. `nil` means "keep the current value" on update and
+/// "use the default" on insert (label: "SERVICE (ACCOUNT)", comment: empty, kind: secret).
+public struct ItemChanges: Sendable, Equatable {
+    public var label: String?
+    public var comment: String?
+    public var kind: ItemKind?
+
+    public init(label: String? = nil, comment: String? = nil, kind: ItemKind? = nil) {
+        self.label = label
+        self.comment = comment
+        self.kind = kind
+    }
+
+    public func validate() throws {
+        if let label, label.utf8.count > ItemLimits.maxLabelBytes {
+            throw VaultError.invalidInput("label is \(label.utf8.count) bytes; the limit is \(ItemLimits.maxLabelBytes)")
+        }
+        if let label, label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw VaultError.invalidInput("label must not contain control characters")
+        }
+        if let comment, comment.utf8.count > ItemLimits.maxCommentBytes {
+            throw VaultError.invalidInput("comment is \(comment.utf8.count) bytes; the limit is \(ItemLimits.maxCommentBytes)")
+        }
+    }
+
+    public static func defaultLabel(for key: ItemKey) -> String { "\(key.service) (\(key.account))" }
+}

@@ -1,0 +1,7 @@
+/// What an item's secret is. Stored in the file and on the wire by its raw value.
+public enum ItemKind: String, Sendable, CaseIterable, Codable {
+    /// An opaque secret: a password, an API key, any bytes.
+    case secret
+    /// A sign-in session (access token, refresh token, provider settings) kept fresh by vaultd.
+    case session
+}

@@ -1,0 +1,69 @@
+/// The Keychain rules over a dictionary, shared by the stores that keep their items in memory.
+/// `Payload` is what a store keeps per item: the secret itself, or its ciphertext.
+public struct ItemTable<Payload: Sendable>: Sendable {
+    public struct Entry: Sendable {
+        public var info: ItemInfo
+        public var payload: Payload
+    }
+
+    public private(set) var entries: [ItemKey: Entry] = [:]
+
+    public init() {}
+
+    public var count: Int { entries.count }
+
+    public func entry(_ key: ItemKey) throws -> Entry {
+        guard let entry = entries[key] else { throw VaultError.notFound(key) }
+        return entry
+    }
+
+    /// The metadata a write of `key` would leave: a new item's defaults, or the existing item's
+    /// values overlaid with `changes`. With `mustBeNew`, an existing key is a `.duplicate` error.
+    /// `now` is milliseconds since the epoch.
+    public func metadataForWrite(
+        _ key: ItemKey, changes: ItemChanges, mustBeNew: Bool, now: Int64
+    ) throws -> ItemInfo {
+        try changes.validate()
+        guard let existing = entries[key] else {
+            return ItemInfo(
+                key: key, label: changes.label ?? ItemChanges.defaultLabel(for: key),
+                comment: changes.comment ?? "", kind: changes.kind ?? .secret, created: now, modified: now)
+        }
+        if mustBeNew { throw VaultError.duplicate(key) }
+        var info = existing.info
+        info.label = changes.label ?? info.label
+        info.comment = changes.comment ?? info.comment
+        info.kind = changes.kind ?? info.kind
+        info.modified = max(now, info.created)
+        return info
+    }
+
+    /// Inserts or updates (see `metadataForWrite`).
+    public mutating func write(
+        _ key: ItemKey, payload: Payload, changes: ItemChanges, mustBeNew: Bool, now: Int64
+    ) throws -> ItemInfo {
+        let info = try metadataForWrite(key, changes: changes, mustBeNew: mustBeNew, now: now)
+        entries[key] = Entry(info: info, payload: payload)
+        return info
+    }
+
+    /// Puts an entry back exactly as it was read (loading a file).
+    public mutating func restore(_ info: ItemInfo, payload: Payload) {
+        entries[info.key] = Entry(info: info, payload: payload)
+    }
+
+    public mutating func remove(_ key: ItemKey) throws -> Entry {
+        guard let entry = entries.removeValue(forKey: key) else { throw VaultError.notFound(key) }
+        return entry
+    }
+
+    public func list(service: String?) -> [ItemInfo] {
+        entries.values.lazy.map(\.info).filter { service == nil || $0.key.service == service }.sorted { $0.key < $1.key }
+    }
+
+    public static func checkSecret(_ secret: SecretBytes) throws {
+        if secret.count > ItemLimits.maxSecretBytes {
+            throw VaultError.tooLarge("secret is \(secret.count) bytes; the limit is \(ItemLimits.maxSecretBytes) (64 KiB)")
+        }
+    }
+}

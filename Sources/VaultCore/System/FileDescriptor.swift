@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A thin typed wrapper over a file descriptor. It does not close itself: ownership is explicit,
+/// as with `close()` or `closeAfter(_:)`.
+public struct FileDescriptor: Sendable, Hashable {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    /// Opens `path`; `O_CLOEXEC` is always added so descriptors never leak into child processes.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws -> FileDescriptor {
+        let fd = try retryingOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    public func close() {
+        // Linux closes the descriptor even when close() reports EINTR; retrying could close another one.
+        _ = Glibc.close(rawValue)
+    }
+
+    /// Runs `body` and closes the descriptor afterwards, whatever happens.
+    public func closeAfter<R>(_ body: () throws -> R) rethrows -> R {
+        defer { close() }
+        return try body()
+    }
+
+    /// Reads up to `buffer.count` bytes; returns 0 at end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes every byte of `bytes`, looping over short writes.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try retryingOnInterrupt {
+                Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            offset += written
+        }
+    }
+
+    public func writeAll(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { (buffer) in try writeAll(buffer) }
+    }
+
+    /// Reads until end of file, refusing anything larger than `limit` bytes.
+    public func readAll(limit: Int) throws -> [UInt8]? {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { (buffer) in try read(into: buffer) }
+            if count == 0 { return result }
+            if result.count + count > limit { return nil }
+            result.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    public func sync() throws {
+        _ = try retryingOnInterrupt { fsync(rawValue) }
+    }
+
+    public func status() throws -> FileStatus {
+        var info = stat()
+        _ = try retryingOnInterrupt { fstat(rawValue, &info) }
+        return FileStatus(info)
+    }
+
+    /// Tries to take an exclusive `flock`; returns false when another open file description holds it.
+    public func tryLockExclusive() throws -> Bool {
+        do {
+            _ = try retryingOnInterrupt { flock(rawValue, LOCK_EX | LOCK_NB) }
+            return true
+        } catch {
+            if error as? Errno == .wouldBlock { return false }
+            throw error
+        }
+    }
+
+    public func unlock() {
+        _ = flock(rawValue, LOCK_UN)
+    }
+}

@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The parts of `struct stat` the vault cares about: identity (to notice a replaced file),
+/// ownership and permission bits.
+public struct FileStatus: Sendable, Equatable {
+    public let device: UInt64
+    public let inode: UInt64
+    public let size: Int64
+    public let mode: UInt32
+    public let owner: UInt32
+    public let modificationSeconds: Int
+    public let modificationNanoseconds: Int
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        mode = UInt32(info.st_mode)
+        owner = UInt32(info.st_uid)
+        modificationSeconds = Int(info.st_mtim.tv_sec)
+        modificationNanoseconds = Int(info.st_mtim.tv_nsec)
+    }
+
+    /// Status of `path`, or nil when it does not exist.
+    public static func of(_ path: String, followSymlinks: Bool = true) throws -> FileStatus? {
+        var info = stat()
+        do {
+            _ = try retryingOnInterrupt { followSymlinks ? stat(path, &info) : lstat(path, &info) }
+        } catch {
+            if error as? Errno == .noSuchFile { return nil }
+            throw error
+        }
+        return FileStatus(info)
+    }
+
+    public var permissions: UInt32 { mode & 0o7777 }
+    public var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
+    public var isRegularFile: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
+    public var isSocket: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFSOCK) }
+
+    /// True when the same file is still at the path: same inode, size and modification time.
+    public func sameFile(as other: FileStatus) -> Bool {
+        device == other.device && inode == other.inode && size == other.size
+            && modificationSeconds == other.modificationSeconds
+            && modificationNanoseconds == other.modificationNanoseconds
+    }
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Path-level operations with the modes the vault needs, all going through `retryingOnInterrupt`.
+public enum FileSystem {
+    /// Creates `path` and any missing parents with `mode` (created with that mode, so there is no
+    /// window in which a looser directory exists). Existing directories are left as they are.
+    public static func createDirectories(_ path: String, mode: mode_t = 0o700) throws {
+        if try FileStatus.of(path)?.isDirectory == true { return }
+        let parent = parentDirectory(of: path)
+        if parent != path { try createDirectories(parent, mode: mode) }
+        do {
+            _ = try retryingOnInterrupt { mkdir(path, mode) }
+        } catch {
+            if error as? Errno != .exists { throw error }
+        }
+    }
+
+    public static func rename(_ from: String, to: String) throws {
+        _ = try retryingOnInterrupt { Glibc.rename(from, to) }
+    }
+
+    /// Makes `to` a second name of `from`, failing with `EEXIST` instead of replacing anything.
+    public static func link(_ from: String, to: String) throws {
+        _ = try retryingOnInterrupt { Glibc.link(from, to) }
+    }
+
+    public static func removeFile(_ path: String) throws {
+        _ = try retryingOnInterrupt { unlink(path) }
+    }
+
+    public static func removeFileIfPresent(_ path: String) {
+        _ = unlink(path)
+    }
+
+    /// fsyncs a directory so a rename or link inside it is durable.
+    public static func syncDirectory(_ path: String) throws {
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY)
+        try fd.closeAfter { () in try fd.sync() }
+    }
+
+    public static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    public static func lastComponent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// Names in a directory, without "." and "..".
+    public static func contentsOfDirectory(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw Errno.current }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    public static var currentUserID: UInt32 { UInt32(getuid()) }
+}

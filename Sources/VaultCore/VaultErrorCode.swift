@@ -1,0 +1,18 @@
+/// Stable error codes, shared by the wire protocol (`error.code`) and the CLI's exit codes.
+/// Never renumber or rename: clients switch on these.
+public enum VaultErrorCode: String, Sendable, CaseIterable, Codable {
+    case notFound = "not_found"
+    case duplicate = "duplicate"
+    case locked = "locked"
+    case badRequest = "bad_request"
+    case tooLarge = "too_large"
+    case unavailable = "unavailable"
+    case permissionDenied = "permission_denied"
+    case `internal` = "internal"
+    case wrongPassphrase = "wrong_passphrase"
+    case corruptVault = "corrupt_vault"
+    case unsupportedVersion = "unsupported_version"
+    case busy = "busy"
+    case storageError = "storage_error"
+    case signInRequired = "sign_in_required"
+}

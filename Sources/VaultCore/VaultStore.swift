@@ -1,0 +1,41 @@
+/// The interface every backend implements (encrypted file, Secret Service, in-memory).
+///
+/// Calls may block (disk, D-Bus): callers run them off the Swift cooperative pool. Implementations
+/// are thread-safe and give Keychain semantics: `add` refuses an existing key, `set` inserts or
+/// updates, `get` and `delete` of a missing key throw `.notFound`, `list` never returns secrets.
+public protocol VaultStore: AnyObject, Sendable {
+    /// A short name for status output: "file", "secret-service", "memory".
+    var backendName: String { get }
+
+    func status() -> StoreStatus
+
+    func get(_ key: ItemKey) throws -> Item
+    @discardableResult
+    func add(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws -> ItemInfo
+    @discardableResult
+    func set(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws -> ItemInfo
+    func delete(_ key: ItemKey) throws
+    /// Keys and metadata, sorted by service then account; only `service`'s items when given.
+    func list(service: String?) throws -> [ItemInfo]
+
+    /// Drops keys and decrypted data from memory.
+    func lock() throws
+    /// Unlocks with `passphrase`, or with the store's own mechanism when nil.
+    func unlock(passphrase: SecretBytes?) throws
+}
+
+/// What `status` reports about a store.
+public struct StoreStatus: Sendable, Equatable {
+    public var backend: String
+    public var isLocked: Bool
+    /// Where the data lives (a path, a collection), for humans.
+    public var location: String
+    public var itemCount: Int?
+
+    public init(backend: String, isLocked: Bool, location: String, itemCount: Int?) {
+        self.backend = backend
+        self.isLocked = isLocked
+        self.location = location
+        self.itemCount = itemCount
+    }
+}

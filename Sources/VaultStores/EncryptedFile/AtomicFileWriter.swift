@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+
+/// Replaces a file so that a crash at any instant leaves either the old or the new contents:
+/// write a 0600 temp file in the same directory, fsync it, rename it over the target, fsync the
+/// directory. On any failure the temp file is removed and the target is untouched.
+enum AtomicFileWriter {
+    static let temporaryPrefix = ".vault-tmp-"
+
+    /// Writes `bytes` to `path`. With `createOnly`, an existing `path` is never replaced:
+    /// the new file is linked into place and `EEXIST` is reported as `Errno.exists`.
+    static func write(_ bytes: [UInt8], to path: String, createOnly: Bool = false) throws {
+        let directory = FileSystem.parentDirectory(of: path)
+        let suffix = try SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
+        let temporary = directory + "/" + temporaryPrefix + FileSystem.lastComponent(of: path) + "." + suffix
+        var needsCleanup = true
+        defer { if needsCleanup { FileSystem.removeFileIfPresent(temporary) } }
+
+        let fd = try storage("create", path) { try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) }
+        try fd.closeAfter {
+            try storage("write", path) { try fd.writeAll(bytes) }
+            try storage("flush", path) { try fd.sync() }
+        }
+        if createOnly {
+            try storage("create", path) { try FileSystem.link(temporary, to: path) }
+            FileSystem.removeFileIfPresent(temporary)
+        } else {
+            try storage("replace", path) { try FileSystem.rename(temporary, to: path) }
+        }
+        needsCleanup = false
+        try storage("flush the directory of", path) { try FileSystem.syncDirectory(directory) }
+    }
+
+    /// Removes temp files left by writers that died before renaming. Only safe under the vault lock.
+    static func removeLeftovers(besides path: String) {
+        let directory = FileSystem.parentDirectory(of: path)
+        let prefix = temporaryPrefix + FileSystem.lastComponent(of: path) + "."
+        guard let names = try? FileSystem.contentsOfDirectory(directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            FileSystem.removeFileIfPresent(directory + "/" + name)
+        }
+    }
+
+    /// Runs a file operation, turning an `Errno` into `VaultError.storage` naming the operation.
+    static func storage<R>(_ operation: String, _ path: String, _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as Errno {
+            throw VaultError.storage(operation: operation, path: path, errno: error)
+        }
+    }
+}

@@ -1,0 +1,278 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import VaultCore
+
+/// The store that works everywhere: one AES-256-GCM encrypted file (docs/file-format.md).
+///
+/// A random data key encrypts every item; scrypt(passphrase) wraps the data key. While unlocked,
+/// the store holds the data key (mlocked where allowed) and the decrypted metadata; secrets stay
+/// sealed until `get`. Every write takes an `flock` on `<file>.lock`, reloads the file if another
+/// process replaced it, and replaces the file atomically, so concurrent writers never lose updates.
+/// A file that fails to open is reported and never overwritten.
+public final class EncryptedFileStore: VaultStore {
+    public struct Options: Sendable {
+        /// scrypt cost for new vaults and new passphrases (existing files keep their own).
+        public var kdfParameters: Scrypt.Parameters
+        /// How long a writer waits for another process's write lock before failing with `.busy`.
+        public var lockTimeout: Double
+
+        public init(kdfParameters: Scrypt.Parameters = .default, lockTimeout: Double = 10) {
+            self.kdfParameters = kdfParameters
+            self.lockTimeout = lockTimeout
+        }
+    }
+
+    /// What an unlocked store holds.
+    private struct OpenVault {
+        var dataKey: SecretBytes
+        var keyBlock: VaultKeyBlock
+        var table: ItemTable<SealedRecord>
+        /// The file as last read or written, to notice when another process replaces it.
+        var identity: FileStatus?
+    }
+
+    public let path: String
+    public let options: Options
+    private let fileLock: VaultFileLock
+    private let state = Mutex<OpenVault?>(nil)
+
+    public init(path: String, options: Options = Options()) {
+        self.path = path
+        self.options = options
+        fileLock = VaultFileLock(vaultPath: path, timeout: options.lockTimeout)
+    }
+
+    public var backendName: String { "file" }
+
+    /// True when the vault file exists (unlocking will open it rather than create it).
+    public var fileExists: Bool { (try? FileStatus.of(path)) != nil }
+
+    public func status() -> StoreStatus {
+        state.withLock { open in
+            StoreStatus(backend: backendName, isLocked: open == nil, location: path, itemCount: open?.table.count)
+        }
+    }
+
+    // MARK: Locking
+
+    /// Opens the vault with `passphrase`, creating it when the file does not exist yet.
+    public func unlock(passphrase: SecretBytes?) throws {
+        guard let passphrase else {
+            throw VaultError.passphraseUnavailable("the file store needs a passphrase: set VAULT_PASSPHRASE_FILE or run 'vaultctl unlock'")
+        }
+        if passphrase.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
+        try prepareDirectory()
+        let opened = try fileLock.withLock(vaultPath: path) { () throws -> OpenVault in
+            if try FileStatus.of(path) == nil {
+                return try create(passphrase: passphrase)
+            }
+            return try open(passphrase: passphrase)
+        }
+        state.withLock { $0 = opened }
+    }
+
+    public func lock() throws {
+        state.withLock { $0 = nil }
+    }
+
+    /// Re-wraps the data key under `new`; items are not re-encrypted. `parameters` may raise the
+    /// scrypt cost. Works whether or not the store is unlocked; fails with `.wrongPassphrase`
+    /// (changing nothing) when `current` is wrong.
+    public func changePassphrase(current: SecretBytes, new: SecretBytes, parameters: Scrypt.Parameters? = nil) throws {
+        if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
+        try prepareDirectory()
+        try state.withLock { openState in
+            try fileLock.withLock(vaultPath: path) {
+                guard try FileStatus.of(path) != nil else {
+                    throw VaultError.unavailable("there is no vault at \(path) yet: it is created by the first unlock")
+                }
+                var vault = try open(passphrase: current)
+                let newBlock = try VaultKeyBlock.wrapping(
+                    dataKey: vault.dataKey, passphrase: new, parameters: parameters ?? vault.keyBlock.parameters,
+                    vaultID: vault.keyBlock.vaultID)
+                vault.keyBlock = newBlock
+                try persist(&vault)
+                if openState != nil { openState = vault }
+            }
+        }
+    }
+
+    // MARK: Items
+
+    public func get(_ key: ItemKey) throws -> Item {
+        try withOpenVault { vault in
+            let entry = try vault.table.entry(key)
+            do {
+                return Item(info: entry.info, secret: try entry.payload.openSecret(vaultID: vault.keyBlock.vaultID, key: vault.dataKey))
+            } catch CryptoError.authenticationFailed {
+                throw VaultError.tamperedVault(path: path, detail: "the secret of \(key) does not authenticate")
+            }
+        }
+    }
+
+    public func add(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws -> ItemInfo {
+        try write(key, secret: secret, changes: changes, mustBeNew: true)
+    }
+
+    public func set(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws -> ItemInfo {
+        try write(key, secret: secret, changes: changes, mustBeNew: false)
+    }
+
+    public func delete(_ key: ItemKey) throws {
+        try mutate { table, _ in _ = try table.remove(key) }
+    }
+
+    public func list(service: String?) throws -> [ItemInfo] {
+        try withOpenVault { vault in vault.table.list(service: service) }
+    }
+
+    private func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {
+        try ItemTable<SealedRecord>.checkSecret(secret)
+        try changes.validate()
+        return try mutate { table, vault in
+            let itemID = try (table.entries[key]?.payload.itemID) ?? SecureRandom.bytes(VaultFileFormat.itemIDSize)
+            let info = try table.metadataForWrite(key, changes: changes, mustBeNew: mustBeNew, now: Clock.nowMilliseconds())
+            let record = try SealedRecord.seal(info: info, secret: secret, itemID: itemID, vaultID: vault.keyBlock.vaultID, key: vault.dataKey)
+            table.restore(info, payload: record)
+            return info
+        }
+    }
+
+    // MARK: Opening, creating, persisting
+
+    private func withOpenVault<R: Sendable>(_ body: (OpenVault) throws -> R) throws -> R {
+        try state.withLock { openState in
+            guard var vault = openState else { throw lockedError }
+            try refreshIfReplaced(&vault)
+            openState = vault
+            return try body(vault)
+        }
+    }
+
+    /// Runs a change under the inter-process lock against the newest file, then writes it out.
+    /// The in-memory state changes only after the new file is durably in place.
+    private func mutate<R: Sendable>(_ body: (inout ItemTable<SealedRecord>, OpenVault) throws -> R) throws -> R {
+        try state.withLock { openState in
+            guard var vault = openState else { throw lockedError }
+            return try fileLock.withLock(vaultPath: path) {
+                try refreshIfReplaced(&vault)
+                openState = vault
+                var updated = vault
+                let result = try body(&updated.table, vault)
+                try persist(&updated)
+                openState = updated
+                return result
+            }
+        }
+    }
+
+    private var lockedError: VaultError { .locked("run 'vaultctl unlock' (or set VAULT_PASSPHRASE_FILE for vaultd)") }
+
+    private func create(passphrase: SecretBytes) throws -> OpenVault {
+        let dataKey = try SecureRandom.secretBytes(AESGCM.keySize)
+        let vaultID = try SecureRandom.bytes(VaultFileFormat.vaultIDSize)
+        let keyBlock = try VaultKeyBlock.wrapping(dataKey: dataKey, passphrase: passphrase, parameters: options.kdfParameters, vaultID: vaultID)
+        let bytes = try VaultFile(keyBlock: keyBlock, records: []).encoded(dataKey: dataKey)
+        // link(2) rather than rename(2): if a vault appeared meanwhile, it is never replaced.
+        try AtomicFileWriter.write(bytes, to: path, createOnly: true)
+        return OpenVault(dataKey: dataKey, keyBlock: keyBlock, table: ItemTable(), identity: try FileStatus.of(path))
+    }
+
+    private func open(passphrase: SecretBytes) throws -> OpenVault {
+        let (bytes, identity) = try readFile()
+        let file = try VaultFile.decode(bytes, path: path)
+        let dataKey = try file.keyBlock.unwrap(passphrase: passphrase)
+        try VaultFile.verify(bytes, dataKey: dataKey, path: path)
+        let table = try decodeTable(file, dataKey: dataKey)
+        return OpenVault(dataKey: dataKey, keyBlock: file.keyBlock, table: table, identity: identity)
+    }
+
+    /// Reloads when another process replaced the file since we last read or wrote it. The data key
+    /// survives a passphrase change elsewhere (only its wrapping changes), so no passphrase is needed.
+    private func refreshIfReplaced(_ vault: inout OpenVault) throws {
+        guard let current = try AtomicFileWriter.storage("inspect", path, { try FileStatus.of(path) }) else {
+            throw VaultError.unavailable("vault file \(path) was removed while in use; restore it, or lock and unlock to start a new vault")
+        }
+        if let known = vault.identity, known.sameFile(as: current) { return }
+        try checkFile(current)
+        let (bytes, identity) = try readFile()
+        let file = try VaultFile.decode(bytes, path: path)
+        guard file.keyBlock.vaultID == vault.keyBlock.vaultID else {
+            throw VaultError.tamperedVault(path: path, detail: "it was replaced by a different vault; lock and unlock with that vault's passphrase")
+        }
+        try VaultFile.verify(bytes, dataKey: vault.dataKey, path: path)
+        vault.table = try decodeTable(file, dataKey: vault.dataKey)
+        vault.keyBlock = file.keyBlock
+        vault.identity = identity
+    }
+
+    private func decodeTable(_ file: VaultFile, dataKey: SecretBytes) throws -> ItemTable<SealedRecord> {
+        var table = ItemTable<SealedRecord>()
+        var seenIDs = Set<[UInt8]>()
+        for record in file.records {
+            let info: ItemInfo
+            do {
+                info = try record.openMetadata(vaultID: file.keyBlock.vaultID, key: dataKey)
+            } catch CryptoError.authenticationFailed {
+                throw VaultError.tamperedVault(path: path, detail: "an item's metadata does not authenticate")
+            } catch let error as ByteReader.Error {
+                throw VaultError.corruptVault(path: path, detail: error.description)
+            }
+            guard seenIDs.insert(record.itemID).inserted, table.entries[info.key] == nil else {
+                throw VaultError.corruptVault(path: path, detail: "an item appears twice")
+            }
+            table.restore(info, payload: record)
+        }
+        return table
+    }
+
+    /// Writes the vault atomically and records the new file's identity. Call under the file lock.
+    private func persist(_ vault: inout OpenVault) throws {
+        let records = vault.table.entries.values.sorted { $0.info.key < $1.info.key }.map(\.payload)
+        let bytes = try VaultFile(keyBlock: vault.keyBlock, records: records).encoded(dataKey: vault.dataKey)
+        AtomicFileWriter.removeLeftovers(besides: path)
+        try AtomicFileWriter.write(bytes, to: path)
+        vault.identity = try AtomicFileWriter.storage("inspect", path) { try FileStatus.of(path) }
+    }
+
+    private func readFile() throws -> ([UInt8], FileStatus) {
+        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDONLY) }
+        return try fd.closeAfter {
+            let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
+            try checkFile(status)
+            guard let bytes = try AtomicFileWriter.storage("read", path, { try fd.readAll(limit: VaultFileFormat.maxFileSize) }) else {
+                throw VaultError.corruptVault(path: path, detail: "larger than \(VaultFileFormat.maxFileSize >> 20) MiB")
+            }
+            return (bytes, status)
+        }
+    }
+
+    private func checkFile(_ status: FileStatus) throws {
+        guard status.isRegularFile else { throw VaultError.notAVault(path: path) }
+        guard status.owner == FileSystem.currentUserID else {
+            throw VaultError.insecurePermissions(path: path, detail: "it is owned by uid \(status.owner), not by you (uid \(FileSystem.currentUserID))")
+        }
+        guard status.permissions & 0o077 == 0 else {
+            throw VaultError.insecurePermissions(
+                path: path, detail: "others can access it (mode \(String(status.permissions, radix: 8))); run 'chmod 600 \(path)'")
+        }
+    }
+
+    /// Creates the vault's directory 0700 when missing; refuses one that others could write to.
+    private func prepareDirectory() throws {
+        let directory = FileSystem.parentDirectory(of: path)
+        try AtomicFileWriter.storage("create the directory of", path) { try FileSystem.createDirectories(directory, mode: 0o700) }
+        guard let status = try AtomicFileWriter.storage("inspect the directory of", path, { try FileStatus.of(directory) }) else {
+            throw VaultError.storage(operation: "create the directory of", path: path, errno: .noSuchFile)
+        }
+        guard status.owner == FileSystem.currentUserID else {
+            throw VaultError.insecurePermissions(path: directory, detail: "the directory is owned by uid \(status.owner), not by you")
+        }
+        guard status.permissions & 0o022 == 0 else {
+            throw VaultError.insecurePermissions(
+                path: directory, detail: "others can write to the directory (mode \(String(status.permissions, radix: 8))); run 'chmod 700 \(directory)'")
+        }
+    }
+}

@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+
+/// Where the file store's passphrase comes from, in the order they are tried:
+/// `VAULT_PASSPHRASE_FILE`, the systemd credential `$CREDENTIALS_DIRECTORY/vault-passphrase`,
+/// `VAULT_PASSPHRASE` (the weakest: the environment is visible to the same user's tools),
+/// then a no-echo prompt on the terminal.
+public enum PassphraseSource: Sendable, Equatable, CustomStringConvertible {
+    case file(String)
+    case systemdCredential(String)
+    case environment
+    case terminal
+
+    public static let credentialName = "vault-passphrase"
+    static let maxBytes = 4096
+
+    /// The first source the environment provides, or nil when none does
+    /// (no file, no credential, no variable, and `allowTerminal` false or no terminal).
+    public static func resolve(environment: [String: String], allowTerminal: Bool) -> PassphraseSource? {
+        if let file = environment["VAULT_PASSPHRASE_FILE"], !file.isEmpty { return .file(file) }
+        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
+            let path = directory + "/" + credentialName
+            if (try? FileStatus.of(path)) != nil { return .systemdCredential(path) }
+        }
+        if environment["VAULT_PASSPHRASE"] != nil { return .environment }
+        if allowTerminal && Terminal.isAvailable { return .terminal }
+        return nil
+    }
+
+    /// True for sources that need no person: the daemon can unlock itself at start with them.
+    public var isNonInteractive: Bool { self != .terminal }
+
+    /// Reads the passphrase. `confirm` asks twice on a terminal (creating a vault, a new passphrase).
+    /// An empty passphrase is refused.
+    public func read(environment: [String: String], confirm: Bool = false, prompt: String = "Vault passphrase: ") throws -> SecretBytes {
+        let passphrase: SecretBytes
+        switch self {
+        case .file(let path), .systemdCredential(let path):
+            passphrase = try PassphraseSource.readFile(path, checkPermissions: { if case .file = self { true } else { false } }())
+        case .environment:
+            passphrase = SecretBytes(utf8: PassphraseSource.strippingNewline(environment["VAULT_PASSPHRASE"] ?? ""))
+        case .terminal:
+            guard let first = try Terminal.readSecret(prompt: prompt, maxBytes: PassphraseSource.maxBytes) else {
+                throw VaultError.passphraseUnavailable("no passphrase was entered")
+            }
+            if confirm {
+                guard let second = try Terminal.readSecret(prompt: "Repeat to confirm: ", maxBytes: PassphraseSource.maxBytes),
+                    second == first
+                else { throw VaultError.invalidInput("the two passphrases do not match; nothing was changed") }
+            }
+            passphrase = first
+        }
+        if passphrase.isEmpty { throw VaultError.invalidInput("the passphrase from \(self) is empty; an empty passphrase is refused") }
+        return passphrase
+    }
+
+    public var description: String {
+        switch self {
+        case .file(let path): "VAULT_PASSPHRASE_FILE (\(path))"
+        case .systemdCredential(let path): "systemd credential (\(path))"
+        case .environment: "VAULT_PASSPHRASE"
+        case .terminal: "terminal prompt"
+        }
+    }
+
+    /// Reads a passphrase file, dropping one trailing newline. A file others can read is refused,
+    /// as ssh refuses a private key with loose permissions.
+    static func readFile(_ path: String, checkPermissions: Bool) throws -> SecretBytes {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, O_RDONLY) } catch let error as Errno {
+            throw VaultError.passphraseUnavailable("cannot read passphrase file \(path): \(error)")
+        }
+        return try fd.closeAfter {
+            let status = try fd.status()
+            if checkPermissions && status.permissions & 0o077 != 0 {
+                throw VaultError.insecurePermissions(
+                    path: path, detail: "the passphrase file is readable by others (mode \(String(status.permissions, radix: 8))); run 'chmod 600 \(path)'")
+            }
+            let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: maxBytes + 1, alignment: 1)
+            defer {
+                SecretBytes.wipe(scratch)
+                scratch.deallocate()
+            }
+            var count = 0
+            while count <= maxBytes {
+                let got = try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[count...]))
+                if got == 0 { break }
+                count += got
+            }
+            if count > maxBytes { throw VaultError.invalidInput("passphrase file \(path) is over \(maxBytes) bytes") }
+            if count > 0 && scratch[count - 1] == UInt8(ascii: "\n") { count -= 1 }
+            if count > 0 && scratch[count - 1] == UInt8(ascii: "\r") { count -= 1 }
+            return SecretBytes(copying: UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
+        }
+    }
+
+    static func strippingNewline(_ value: String) -> String {
+        value.hasSuffix("\n") ? String(value.dropLast()) : value
+    }
+}

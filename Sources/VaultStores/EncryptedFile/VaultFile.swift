@@ -1,0 +1,129 @@
+import VaultCore
+
+/// A decoded vault file: the key block and the sealed records, in file order.
+/// `decode` checks structure and the checksum only; authentication needs the data key (`verify`).
+struct VaultFile: Sendable {
+    var keyBlock: VaultKeyBlock
+    var records: [SealedRecord]
+
+    /// Serializes with a fresh file MAC under `dataKey` and a checksum.
+    func encoded(dataKey: SecretBytes) throws -> [UInt8] {
+        var writer = ByteWriter(capacity: VaultFileFormat.headerSize + records.count * 128 + VaultFileFormat.trailerSize)
+        writer.append(raw: keyBlock.encoded())
+        var body = ByteWriter(capacity: records.count * 128)
+        for record in records {
+            body.append(raw: record.itemID)
+            for box in [record.metadata, record.secret] {
+                body.append(UInt32(box.ciphertext.count))
+                body.append(raw: box.nonce)
+                body.append(raw: box.ciphertext)
+                body.append(raw: box.tag)
+            }
+        }
+        writer.append(UInt32(records.count))
+        writer.append(UInt64(body.bytes.count))
+        writer.append(raw: body.bytes)
+        let mac = try AESGCM.seal([], key: dataKey, authenticating: VaultFileFormat.fileContext + writer.bytes)
+        writer.append(raw: mac.nonce)
+        writer.append(raw: mac.tag)
+        writer.append(raw: try SHA256.hash(writer.bytes))
+        return writer.bytes
+    }
+
+    /// Parses `bytes`, checking magic, version, checksum, lengths and structure, in that order, so
+    /// each kind of damage gets its own error. Nothing here needs a key.
+    static func decode(_ bytes: [UInt8], path: String) throws -> VaultFile {
+        try bytes.withUnsafeBytes { buffer in try decode(buffer, path: path) }
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws -> VaultFile {
+        let magic = VaultFileFormat.magic
+        if bytes.isEmpty { throw VaultError.corruptVault(path: path, detail: "the file is empty (truncated)") }
+        let prefix = min(bytes.count, magic.count)
+        guard Array(bytes[0..<prefix]) == Array(magic[0..<prefix]) else { throw VaultError.notAVault(path: path) }
+        if bytes.count < magic.count + 2 { throw VaultError.corruptVault(path: path, detail: "truncated to \(bytes.count) bytes") }
+        let version = UInt16(bytes[8]) << 8 | UInt16(bytes[9])
+        if version > VaultFileFormat.version {
+            throw VaultError.unsupportedVersion(path: path, found: Int(version), supported: Int(VaultFileFormat.version))
+        }
+        let minimum = VaultFileFormat.headerSize + VaultFileFormat.trailerSize
+        if bytes.count < minimum {
+            throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) bytes, a vault has at least \(minimum)")
+        }
+        var reader = ByteReader(bytes, offset: VaultFileFormat.keyBlockSize)
+        let recordCount = Int(try reader.readUInt32("record count"))
+        let bodyLength = try reader.readUInt64("records length")
+        let expectedSize = UInt64(VaultFileFormat.headerSize) + bodyLength + UInt64(VaultFileFormat.trailerSize)
+
+        let checksumStart = bytes.count - SHA256.digestSize
+        let checksum = try SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<checksumStart]))
+        guard checksum == Array(bytes[checksumStart...]) else {
+            if expectedSize > UInt64(bytes.count) {
+                throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) of \(expectedSize) bytes")
+            }
+            throw VaultError.corruptVault(path: path, detail: "checksum mismatch")
+        }
+        guard expectedSize == UInt64(bytes.count) else {
+            throw VaultError.corruptVault(path: path, detail: "length fields say \(expectedSize) bytes, the file has \(bytes.count)")
+        }
+        do {
+            let keyBlock = try decodeKeyBlock(bytes, path: path)
+            var records: [SealedRecord] = []
+            records.reserveCapacity(min(recordCount, 1 << 16))
+            var body = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - VaultFileFormat.trailerSize)]), offset: VaultFileFormat.headerSize)
+            for index in 0..<recordCount {
+                let itemID = try body.read(count: VaultFileFormat.itemIDSize, "item \(index) id")
+                let metadata = try readBox(&body, "item \(index) metadata")
+                let secret = try readBox(&body, "item \(index) secret")
+                records.append(SealedRecord(itemID: itemID, metadata: metadata, secret: secret))
+            }
+            guard body.remaining == 0 else { throw ByteReader.Error(description: "\(body.remaining) bytes after the last record") }
+            return VaultFile(keyBlock: keyBlock, records: records)
+        } catch let error as ByteReader.Error {
+            throw VaultError.corruptVault(path: path, detail: error.description)
+        }
+    }
+
+    /// Checks the file MAC: proves the whole file was written by a holder of `dataKey`.
+    static func verify(_ bytes: [UInt8], dataKey: SecretBytes, path: String) throws {
+        let macStart = bytes.count - VaultFileFormat.trailerSize
+        let nonce = Array(bytes[macStart..<macStart + AESGCM.nonceSize])
+        let tag = Array(bytes[(macStart + AESGCM.nonceSize)..<(macStart + AESGCM.nonceSize + AESGCM.tagSize)])
+        do {
+            _ = try AESGCM.open(
+                AESGCM.SealedBox(nonce: nonce, ciphertext: [], tag: tag), key: dataKey,
+                authenticating: VaultFileFormat.fileContext + Array(bytes[0..<macStart]))
+        } catch CryptoError.authenticationFailed {
+            throw VaultError.tamperedVault(path: path, detail: "file MAC does not verify")
+        }
+    }
+
+    private static func decodeKeyBlock(_ bytes: UnsafeRawBufferPointer, path: String) throws -> VaultKeyBlock {
+        var reader = ByteReader(bytes, offset: VaultFileFormat.magic.count + 2)
+        let flags = try reader.readUInt16("flags")
+        guard flags == 0 else { throw VaultError.unsupportedVersion(path: path, found: Int(VaultFileFormat.version), supported: Int(VaultFileFormat.version)) }
+        let kdf = try reader.readUInt8("kdf")
+        guard kdf == VaultFileFormat.kdfScrypt else { throw ByteReader.Error(description: "unknown key derivation function \(kdf)") }
+        let parameters = Scrypt.Parameters(
+            log2N: try reader.readUInt8("scrypt log2N"), r: try reader.readUInt32("scrypt r"), p: try reader.readUInt32("scrypt p"))
+        do { try parameters.validate() } catch { throw ByteReader.Error(description: "\(error)") }
+        let salt = try reader.read(count: VaultFileFormat.saltSize, "salt")
+        let vaultID = try reader.read(count: VaultFileFormat.vaultIDSize, "vault id")
+        let wrapped = AESGCM.SealedBox(
+            nonce: try reader.read(count: AESGCM.nonceSize, "wrap nonce"),
+            ciphertext: try reader.read(count: AESGCM.keySize, "wrapped key"),
+            tag: try reader.read(count: AESGCM.tagSize, "wrap tag"))
+        return VaultKeyBlock(parameters: parameters, salt: salt, vaultID: vaultID, wrappedKey: wrapped)
+    }
+
+    private static func readBox(_ reader: inout ByteReader, _ what: String) throws -> AESGCM.SealedBox {
+        let length = Int(try reader.readUInt32("\(what) length"))
+        guard length <= ItemLimits.maxSecretBytes + 16 * 1024 else {
+            throw ByteReader.Error(description: "\(what) claims \(length) bytes")
+        }
+        return AESGCM.SealedBox(
+            nonce: try reader.read(count: AESGCM.nonceSize, "\(what) nonce"),
+            ciphertext: try reader.read(count: length, what),
+            tag: try reader.read(count: AESGCM.tagSize, "\(what) tag"))
+    }
+}

@@ -1,0 +1,33 @@
+import VaultCore
+
+/// Constants of the vault file format (docs/file-format.md is the normative description).
+enum VaultFileFormat {
+    static let magic: [UInt8] = [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A]  // \x89 "VAULT" \r \n
+    static let version: UInt16 = 1
+    static let kdfScrypt: UInt8 = 1
+
+    static let saltSize = 32
+    static let vaultIDSize = 16
+    static let itemIDSize = 16
+
+    /// magic, version, flags, kdf, log2N, r, p, salt, vault id.
+    static let keyParametersSize = 8 + 2 + 2 + 1 + 1 + 4 + 4 + saltSize + vaultIDSize  // 70
+    /// Key parameters plus the wrapped data key (nonce, ciphertext, tag).
+    static let keyBlockSize = keyParametersSize + AESGCM.nonceSize + AESGCM.keySize + AESGCM.tagSize  // 130
+    /// Key block, record count (u32), records length (u64).
+    static let headerSize = keyBlockSize + 4 + 8  // 142
+    /// File MAC (nonce, tag) and SHA-256 checksum.
+    static let trailerSize = AESGCM.nonceSize + AESGCM.tagSize + SHA256.digestSize  // 60
+
+    /// Refuse to read anything bigger: a vault holds small secrets.
+    static let maxFileSize = 256 * 1024 * 1024
+
+    // Domain separation for the additional authenticated data of each kind of ciphertext.
+    static let keyWrapContext = Array("vault/v1/key".utf8)
+    static let metadataContext = Array("vault/v1/meta".utf8)
+    static let secretContext = Array("vault/v1/secret".utf8)
+    static let fileContext = Array("vault/v1/file".utf8)
+
+    static func metadataAAD(vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] { metadataContext + vaultID + itemID }
+    static func secretAAD(vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] { secretContext + vaultID + itemID }
+}

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+
+/// An exclusive `flock` on `<vault>.lock`, so writers in different processes take turns.
+/// A second writer polls for up to `timeout` seconds, then fails with `VaultError.busy`.
+struct VaultFileLock {
+    let path: String
+    let timeout: Double
+
+    init(vaultPath: String, timeout: Double) {
+        path = vaultPath + ".lock"
+        self.timeout = timeout
+    }
+
+    func withLock<R>(vaultPath: String, _ body: () throws -> R) throws -> R {
+        let fd = try AtomicFileWriter.storage("open the lock file for", vaultPath) {
+            try FileDescriptor.open(path, O_RDWR | O_CREAT, mode: 0o600)
+        }
+        defer { fd.close() }
+        let deadline = Clock.monotonicSeconds() + timeout
+        var pause: UInt32 = 1_000
+        while try !AtomicFileWriter.storage("lock", vaultPath, { try fd.tryLockExclusive() }) {
+            if Clock.monotonicSeconds() >= deadline { throw VaultError.busy(path: vaultPath) }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+        defer { fd.unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,67 @@
+import Synchronization
+import VaultCore
+
+/// A store that keeps everything in process memory: for tests and for embedding.
+/// Secrets are `SecretBytes`, so they are wiped when replaced, deleted or when the store goes away.
+public final class InMemoryStore: VaultStore {
+    private struct State {
+        var table = ItemTable<SecretBytes>()
+        var isLocked = false
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var backendName: String { "memory" }
+
+    public func status() -> StoreStatus {
+        state.withLock { StoreStatus(backend: backendName, isLocked: $0.isLocked, location: "process memory", itemCount: $0.isLocked ? nil : $0.table.count) }
+    }
+
+    public func get(_ key: ItemKey) throws -> Item {
+        try withUnlocked { (state) in
+            let entry = try state.table.entry(key)
+            return Item(info: entry.info, secret: entry.payload)
+        }
+    }
+
+    public func add(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws -> ItemInfo {
+        try write(key, secret: secret, changes: changes, mustBeNew: true)
+    }
+
+    public func set(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws -> ItemInfo {
+        try write(key, secret: secret, changes: changes, mustBeNew: false)
+    }
+
+    public func delete(_ key: ItemKey) throws {
+        try withUnlocked { (state) in _ = try state.table.remove(key) }
+    }
+
+    public func list(service: String?) throws -> [ItemInfo] {
+        try withUnlocked { (state) in state.table.list(service: service) }
+    }
+
+    /// Locking keeps the items (there is nowhere else to keep them) but refuses access until unlocked.
+    public func lock() throws {
+        state.withLock { $0.isLocked = true }
+    }
+
+    public func unlock(passphrase: SecretBytes?) throws {
+        state.withLock { $0.isLocked = false }
+    }
+
+    private func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {
+        try ItemTable<SecretBytes>.checkSecret(secret)
+        return try withUnlocked { (state) in
+            try state.table.write(key, payload: secret, changes: changes, mustBeNew: mustBeNew, now: Clock.nowMilliseconds())
+        }
+    }
+
+    private func withUnlocked<R>(_ body: (inout State) throws -> R) throws -> R {
+        try state.withLock { (state) throws -> R in
+            if state.isLocked { throw VaultError.locked("run 'vaultctl unlock'") }
+            return try body(&state)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+// Test driver for the encrypted file store, run as a separate process by VaultStoresTests:
+// crash safety (killed mid-write), concurrent writers, full disks, unwritable directories.
+// Not installed. The passphrase comes from the usual non-interactive sources.
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+import VaultStores
+
+func say(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    bytes.withUnsafeBytes { _ = write(1, $0.baseAddress, $0.count) }
+}
+
+func fail(_ error: Error) -> Never {
+    let code = (error as? VaultError)?.code.rawValue ?? "other"
+    let line = "error \(code): \(error)\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+    exit(1)
+}
+
+var environment: [String: String] = [:]
+for entry in UnsafeBufferPointer(start: environ, count: Int.max).prefix(while: { $0 != nil }) {
+    let pair = String(cString: entry!)
+    if let equals = pair.firstIndex(of: "=") { environment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...]) }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 2 else {
+    say("usage: vault-store-tool (set|get|write-loop|add-range|fill|dump) PATH ...")
+    exit(2)
+}
+let command = arguments[0]
+let store = EncryptedFileStore(path: arguments[1], options: .init(kdfParameters: .minimum, lockTimeout: 30))
+
+do {
+    guard let source = PassphraseSource.resolve(environment: environment, allowTerminal: false) else {
+        throw VaultError.passphraseUnavailable("set VAULT_PASSPHRASE_FILE")
+    }
+    try store.unlock(passphrase: try source.read(environment: environment))
+    switch command {
+    case "set":
+        let secret = try Terminal.readLine(from: FileDescriptor(rawValue: 0), maxBytes: ItemLimits.maxSecretBytes) ?? .empty
+        try store.set(try ItemKey(service: arguments[2], account: arguments[3]), secret: secret, changes: ItemChanges())
+    case "get":
+        let item = try store.get(try ItemKey(service: arguments[2], account: arguments[3]))
+        try FileDescriptor(rawValue: 1).writeAll(item.secret.unprotectedBytes)
+    case "write-loop":
+        // Overwrites a growing set of items; "ok N" means the write of item N returned success.
+        for index in 0..<Int(arguments[2])! {
+            let key = try ItemKey(service: "crash", account: "item-\(index % 25)")
+            try store.set(key, secret: SecretBytes(utf8: "value-\(index)"), changes: ItemChanges(comment: "\(index)"))
+            say("ok \(index)")
+        }
+    case "add-range":
+        for index in 0..<Int(arguments[3])! {
+            try store.add(try ItemKey(service: "race", account: "\(arguments[2])-\(index)"), secret: SecretBytes(utf8: "\(arguments[2])-\(index)"), changes: ItemChanges())
+            say("ok \(index)")
+        }
+    case "fill":
+        for index in 0..<10_000 {
+            let secret = try SecretBytes(count: 48 * 1024) { try SecureRandom.fill($0) }
+            try store.set(try ItemKey(service: "fill", account: "item-\(index)"), secret: secret, changes: ItemChanges())
+            say("ok \(index)")
+        }
+    case "dump":
+        for info in try store.list(service: nil) {
+            let secret = try store.get(info.key).secret.unprotectedBytes.map { String(format2: $0) }.joined()
+            say("\(info.key.service)\t\(info.key.account)\t\(info.comment)\t\(secret)")
+        }
+    default:
+        say("unknown command \(command)")
+        exit(2)
+    }
+} catch {
+    fail(error)
+}
+
+extension String {
+    init(format2 byte: UInt8) {
+        let digits = Array("0123456789abcdef")
+        self = String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+    }
+}
