@@ -182,9 +182,7 @@ public final class EncryptedFileStore: VaultStore {
 
     private func open(passphrase: SecretBytes) throws -> OpenVault {
         let (bytes, identity) = try readFile()
-        let file = try VaultFile.decode(bytes, path: path)
-        let dataKey = try file.keyBlock.unwrap(passphrase: passphrase)
-        try VaultFile.verify(bytes, dataKey: dataKey, path: path)
+        let (file, dataKey) = try VaultFile.open(bytes, path: path) { keyBlock in try keyBlock.unwrap(passphrase: passphrase) }
         let table = try decodeTable(file, dataKey: dataKey)
         return OpenVault(dataKey: dataKey, keyBlock: file.keyBlock, table: table, identity: identity)
     }
@@ -198,11 +196,12 @@ public final class EncryptedFileStore: VaultStore {
         if let known = vault.identity, known.sameFile(as: current) { return }
         try checkFile(current)
         let (bytes, identity) = try readFile()
-        let file = try VaultFile.decode(bytes, path: path)
-        guard file.keyBlock.vaultID == vault.keyBlock.vaultID else {
-            throw VaultError.tamperedVault(path: path, detail: "it was replaced by a different vault; lock and unlock with that vault's passphrase")
+        let (file, _) = try VaultFile.open(bytes, path: path) { keyBlock in
+            guard keyBlock.vaultID == vault.keyBlock.vaultID else {
+                throw VaultError.tamperedVault(path: path, detail: "it was replaced by a different vault; lock and unlock with that vault's passphrase")
+            }
+            return vault.dataKey
         }
-        try VaultFile.verify(bytes, dataKey: vault.dataKey, path: path)
         vault.table = try decodeTable(file, dataKey: vault.dataKey)
         vault.keyBlock = file.keyBlock
         vault.identity = identity

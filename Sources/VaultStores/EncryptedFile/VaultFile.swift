@@ -1,7 +1,7 @@
 import VaultCore
 
 /// A decoded vault file: the key block and the sealed records, in file order.
-/// `decode` checks structure and the checksum only; authentication needs the data key (`verify`).
+/// `open` parses and authenticates a file; `encoded` writes one.
 struct VaultFile: Sendable {
     var keyBlock: VaultKeyBlock
     var records: [SealedRecord]
@@ -30,57 +30,83 @@ struct VaultFile: Sendable {
         return writer.bytes
     }
 
-    /// Parses `bytes`, checking magic, version, checksum, lengths and structure, in that order, so
-    /// each kind of damage gets its own error. Nothing here needs a key.
-    static func decode(_ bytes: [UInt8], path: String) throws -> VaultFile {
-        try bytes.withUnsafeBytes { buffer in try decode(buffer, path: path) }
+    /// What can be read and checked without a key: magic, version, checksum, lengths, key block.
+    struct Envelope {
+        var keyBlock: VaultKeyBlock
+        var recordCount: Int
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws -> VaultFile {
-        let magic = VaultFileFormat.magic
-        if bytes.isEmpty { throw VaultError.corruptVault(path: path, detail: "the file is empty (truncated)") }
-        let prefix = min(bytes.count, magic.count)
-        guard Array(bytes[0..<prefix]) == Array(magic[0..<prefix]) else { throw VaultError.notAVault(path: path) }
-        if bytes.count < magic.count + 2 { throw VaultError.corruptVault(path: path, detail: "truncated to \(bytes.count) bytes") }
-        let version = UInt16(bytes[8]) << 8 | UInt16(bytes[9])
-        if version > VaultFileFormat.version {
-            throw VaultError.unsupportedVersion(path: path, found: Int(version), supported: Int(VaultFileFormat.version))
-        }
-        let minimum = VaultFileFormat.headerSize + VaultFileFormat.trailerSize
-        if bytes.count < minimum {
-            throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) bytes, a vault has at least \(minimum)")
-        }
-        var reader = ByteReader(bytes, offset: VaultFileFormat.keyBlockSize)
-        let recordCount = Int(try reader.readUInt32("record count"))
-        let bodyLength = try reader.readUInt64("records length")
-        let expectedSize = UInt64(VaultFileFormat.headerSize) + bodyLength + UInt64(VaultFileFormat.trailerSize)
+    /// Parses and authenticates a whole file: envelope, then the file MAC under the data key
+    /// `unwrap` returns, then the records. Records are parsed only once the MAC has verified, so
+    /// any alteration past the key block is an authentication failure, not a parse error.
+    static func open(_ bytes: [UInt8], path: String, unwrap: (VaultKeyBlock) throws -> SecretBytes) throws -> (VaultFile, SecretBytes) {
+        let envelope = try decodeEnvelope(bytes, path: path)
+        let dataKey = try unwrap(envelope.keyBlock)
+        try verify(bytes, dataKey: dataKey, path: path)
+        let records = try decodeRecords(bytes, count: envelope.recordCount, path: path)
+        return (VaultFile(keyBlock: envelope.keyBlock, records: records), dataKey)
+    }
 
-        let checksumStart = bytes.count - SHA256.digestSize
-        let checksum = try SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<checksumStart]))
-        guard checksum == Array(bytes[checksumStart...]) else {
-            if expectedSize > UInt64(bytes.count) {
-                throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) of \(expectedSize) bytes")
+    /// Checks magic, version, checksum and lengths, in that order, so each kind of damage gets its
+    /// own error, and decodes the key block. Nothing here needs a key.
+    static func decodeEnvelope(_ bytes: [UInt8], path: String) throws -> Envelope {
+        try bytes.withUnsafeBytes { bytes in
+            let magic = VaultFileFormat.magic
+            if bytes.isEmpty { throw VaultError.corruptVault(path: path, detail: "the file is empty (truncated)") }
+            let prefix = min(bytes.count, magic.count)
+            guard Array(bytes[0..<prefix]) == Array(magic[0..<prefix]) else { throw VaultError.notAVault(path: path) }
+            if bytes.count < magic.count + 2 { throw VaultError.corruptVault(path: path, detail: "truncated to \(bytes.count) bytes") }
+            let version = UInt16(bytes[8]) << 8 | UInt16(bytes[9])
+            if version > VaultFileFormat.version {
+                throw VaultError.unsupportedVersion(path: path, found: Int(version), supported: Int(VaultFileFormat.version))
             }
-            throw VaultError.corruptVault(path: path, detail: "checksum mismatch")
-        }
-        guard expectedSize == UInt64(bytes.count) else {
-            throw VaultError.corruptVault(path: path, detail: "length fields say \(expectedSize) bytes, the file has \(bytes.count)")
-        }
-        do {
-            let keyBlock = try decodeKeyBlock(bytes, path: path)
-            var records: [SealedRecord] = []
-            records.reserveCapacity(min(recordCount, 1 << 16))
-            var body = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - VaultFileFormat.trailerSize)]), offset: VaultFileFormat.headerSize)
-            for index in 0..<recordCount {
-                let itemID = try body.read(count: VaultFileFormat.itemIDSize, "item \(index) id")
-                let metadata = try readBox(&body, "item \(index) metadata")
-                let secret = try readBox(&body, "item \(index) secret")
-                records.append(SealedRecord(itemID: itemID, metadata: metadata, secret: secret))
+            let minimum = VaultFileFormat.headerSize + VaultFileFormat.trailerSize
+            if bytes.count < minimum {
+                throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) bytes, a vault has at least \(minimum)")
             }
-            guard body.remaining == 0 else { throw ByteReader.Error(description: "\(body.remaining) bytes after the last record") }
-            return VaultFile(keyBlock: keyBlock, records: records)
-        } catch let error as ByteReader.Error {
-            throw VaultError.corruptVault(path: path, detail: error.description)
+            var reader = ByteReader(bytes, offset: VaultFileFormat.keyBlockSize)
+            let recordCount = Int(try reader.readUInt32("record count"))
+            let bodyLength = try reader.readUInt64("records length")
+            let expectedSize = UInt64(VaultFileFormat.headerSize) &+ bodyLength &+ UInt64(VaultFileFormat.trailerSize)
+
+            let checksumStart = bytes.count - SHA256.digestSize
+            let checksum = try SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<checksumStart]))
+            guard checksum == Array(bytes[checksumStart...]) else {
+                if expectedSize > UInt64(bytes.count) {
+                    throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) of \(expectedSize) bytes")
+                }
+                throw VaultError.corruptVault(path: path, detail: "checksum mismatch")
+            }
+            guard expectedSize == UInt64(bytes.count), version != 0 else {
+                throw VaultError.corruptVault(path: path, detail: "length fields say \(expectedSize) bytes, the file has \(bytes.count)")
+            }
+            do {
+                return Envelope(keyBlock: try decodeKeyBlock(bytes, path: path), recordCount: recordCount)
+            } catch let error as ByteReader.Error {
+                throw VaultError.corruptVault(path: path, detail: error.description)
+            }
+        }
+    }
+
+    /// Parses the records section. Call only after `verify`.
+    static func decodeRecords(_ bytes: [UInt8], count: Int, path: String) throws -> [SealedRecord] {
+        try bytes.withUnsafeBytes { bytes in
+            do {
+                var records: [SealedRecord] = []
+                records.reserveCapacity(min(count, 1 << 16))
+                let body = UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - VaultFileFormat.trailerSize)])
+                var reader = ByteReader(body, offset: VaultFileFormat.headerSize)
+                for index in 0..<count {
+                    let itemID = try reader.read(count: VaultFileFormat.itemIDSize, "item \(index) id")
+                    let metadata = try readBox(&reader, "item \(index) metadata")
+                    let secret = try readBox(&reader, "item \(index) secret")
+                    records.append(SealedRecord(itemID: itemID, metadata: metadata, secret: secret))
+                }
+                guard reader.remaining == 0 else { throw ByteReader.Error(description: "\(reader.remaining) bytes after the last record") }
+                return records
+            } catch let error as ByteReader.Error {
+                throw VaultError.corruptVault(path: path, detail: error.description)
+            }
         }
     }
 

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import VaultCore
+@testable import VaultStores
+
+/// Every kind of damage gets its own error, and the file is never rewritten.
+@Suite struct DamagedFileTests {
+    /// A small vault with one item, and its bytes.
+    static func smallVault(_ directory: TemporaryDirectory) throws -> (String, [UInt8]) {
+        let path = directory.file("vault.db")
+        let store = fastStore(path)
+        try store.unlock(passphrase: testPassphrase)
+        try store.set(key("svc", "acct"), secret: SecretBytes(utf8: "s3cret"), changes: ItemChanges(comment: "c"))
+        return (path, readBytes(path))
+    }
+
+    static func openError(_ path: String) -> VaultError? {
+        do {
+            let store = fastStore(path)
+            try store.unlock(passphrase: testPassphrase)
+            _ = try store.list(service: nil)
+            return nil
+        } catch {
+            return error as? VaultError
+        }
+    }
+
+    @Test func flippingAnyByteIsDetectedAndNeverOverwritten() throws {
+        let directory = TemporaryDirectory()
+        let (path, original) = try Self.smallVault(directory)
+        for index in original.indices {
+            var damaged = original
+            damaged[index] ^= 0x01
+            writeBytes(damaged, to: path)
+            let error = Self.openError(path)
+            #expect(error != nil, "flip at byte \(index) went unnoticed")
+            if let error {
+                // Integrity errors only: never "wrong passphrase", never a success.
+                #expect([.corruptVault, .unsupportedVersion].contains(error.code), "byte \(index): \(error)")
+            }
+            #expect(readBytes(path) == damaged, "byte \(index): the damaged file was rewritten")
+        }
+    }
+
+    /// An attacker who also recomputes the checksum still fails: inside the key block the key wrap
+    /// no longer opens (indistinguishable from a wrong passphrase, by design); past it, the file MAC
+    /// under the data key fails before any record is parsed.
+    @Test func flipsWithARecomputedChecksumFailAuthentication() throws {
+        let directory = TemporaryDirectory()
+        let (path, original) = try Self.smallVault(directory)
+        let dataKey = try VaultFile.decodeEnvelope(original, path: path).keyBlock.unwrap(passphrase: testPassphrase)
+        let checksumStart = original.count - SHA256.digestSize
+        for index in VaultFileFormat.magic.count + 2..<checksumStart {
+            var damaged = original
+            damaged[index] ^= 0x80
+            damaged.replaceSubrange(checksumStart..., with: try SHA256.hash(Array(damaged[..<checksumStart])))
+            if index < VaultFileFormat.keyBlockSize {
+                writeBytes(damaged, to: path)
+                let error = Self.openError(path)
+                #expect([.wrongPassphrase, .corruptVault, .unsupportedVersion].contains(error?.code), "byte \(index): \(String(describing: error))")
+                if case .tamperedVault = error { Issue.record("byte \(index): a key block flip cannot reach the MAC") }
+            } else {
+                // Same checks as opening, with the data key already known (no scrypt per byte).
+                #expect(throws: (any Error).self, "byte \(index)") {
+                    _ = try VaultFile.open(damaged, path: path) { _ in dataKey }
+                }
+                do {
+                    _ = try VaultFile.open(damaged, path: path) { _ in dataKey }
+                } catch VaultError.tamperedVault {
+                } catch VaultError.corruptVault(_, let detail) where index < VaultFileFormat.headerSize && detail.contains("length") {
+                    // The records-length field is also checked against the file size before the MAC.
+                } catch {
+                    Issue.record("byte \(index): expected an authentication failure, got \(error)")
+                }
+            }
+        }
+    }
+
+    @Test func truncationAtAnyLengthIsReportedAsDamage() throws {
+        let directory = TemporaryDirectory()
+        let (path, original) = try Self.smallVault(directory)
+        for length in [0, 1, 7, 9, 100, VaultFileFormat.headerSize, original.count - 33, original.count - 1] {
+            writeBytes(Array(original[..<length]), to: path)
+            let error = Self.openError(path)
+            #expect(error?.code == .corruptVault, "length \(length): \(String(describing: error))")
+            #expect("\(error!)".contains("truncated") || "\(error!)".contains("empty"), "length \(length): \(error!)")
+            #expect(readBytes(path).count == length)
+        }
+    }
+
+    @Test func aNewerFormatVersionIsNamed() throws {
+        let directory = TemporaryDirectory()
+        let (path, original) = try Self.smallVault(directory)
+        var newer = original
+        newer[9] = 2
+        writeBytes(newer, to: path)
+        #expect(Self.openError(path) == .unsupportedVersion(path: path, found: 2, supported: 1))
+        #expect(readBytes(path) == newer)
+    }
+
+    @Test func aFileThatIsNotAVaultIsLeftAlone() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db")
+        let text = Array("just some notes, not a vault\n".utf8)
+        writeBytes(text, to: path)
+        #expect(Self.openError(path) == .notAVault(path: path))
+        #expect(readBytes(path) == text)
+    }
+
+    @Test func recordsSwappedFromAnotherVaultFailAuthentication() throws {
+        // Same passphrase, different vault: the item ciphertexts are bound to their vault id.
+        let directory = TemporaryDirectory()
+        let (path, original) = try Self.smallVault(directory)
+        let otherPath = directory.file("other.db")
+        let other = fastStore(otherPath)
+        try other.unlock(passphrase: testPassphrase)
+        try other.set(key("svc", "acct"), secret: SecretBytes(utf8: "evil"), changes: ItemChanges(comment: "c"))
+        let otherBytes = readBytes(otherPath)
+        // Splice the other vault's records after this vault's key block, then fix the checksum.
+        var spliced = Array(original[..<VaultFileFormat.keyBlockSize]) + Array(otherBytes[VaultFileFormat.keyBlockSize...])
+        let checksumStart = spliced.count - SHA256.digestSize
+        spliced.replaceSubrange(checksumStart..., with: try SHA256.hash(Array(spliced[..<checksumStart])))
+        writeBytes(spliced, to: path)
+        #expect(Self.openError(path)?.code == .corruptVault)
+        if case .tamperedVault = Self.openError(path) {} else { Issue.record("expected an authentication failure") }
+    }
+
+    @Test func aVaultDamagedWhileOpenStopsWritesInsteadOfOverwriting() throws {
+        let directory = TemporaryDirectory()
+        let (path, _) = try Self.smallVault(directory)
+        let store = fastStore(path)
+        try store.unlock(passphrase: testPassphrase)
+        var damaged = readBytes(path)
+        damaged[damaged.count / 2] ^= 0xff
+        writeBytes(damaged, to: path)
+        #expect(throws: VaultError.self) { try store.set(key("new", "item"), secret: SecretBytes(utf8: "x"), changes: ItemChanges()) }
+        #expect(readBytes(path) == damaged)
+    }
+}
