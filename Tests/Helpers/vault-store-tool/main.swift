@@ -47,7 +47,8 @@ do {
         try FileDescriptor(rawValue: 1).writeAll(item.secret.unprotectedBytes)
     case "write-loop":
         // Overwrites a growing set of items; "ok N" means the write of item N returned success.
-        for index in 0..<Int(arguments[2])! {
+        let start = Int(arguments[2])!
+        for index in start..<start + Int(arguments[3])! {
             let key = try ItemKey(service: "crash", account: "item-\(index % 25)")
             try store.set(key, secret: SecretBytes(utf8: "value-\(index)"), changes: ItemChanges(comment: "\(index)"))
             say("ok \(index)")

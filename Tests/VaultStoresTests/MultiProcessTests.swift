@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultStores
+
+/// The file store driven from separate processes by the vault-store-tool helper.
+@Suite(.serialized) struct MultiProcessTests {
+    /// A writer is SIGKILLed at random moments, many times. After every kill the vault opens and
+    /// holds, for every item, at least the last write that had returned success.
+    @Test func killedWritersNeverLoseAcknowledgedWrites() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db")
+        let environment = ["VAULT_PASSPHRASE_FILE": passphraseFile(in: directory)]
+        var guaranteed: [String: Int] = [:]
+        var killedMidRun = 0
+        for round in 0..<25 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: storeToolPath)
+            process.arguments = ["write-loop", path, String(round * 1_000_000), "100000"]
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 60_000...400_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
+            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            for line in lines where line.hasPrefix("ok ") {
+                let index = Int(line.dropFirst(3))!
+                guaranteed["item-\(index % 25)"] = index
+            }
+
+            let store = fastStore(path)
+            try store.unlock(passphrase: testPassphrase)
+            for (account, minimum) in guaranteed {
+                let item = try store.get(key("crash", account))
+                let written = Int(item.info.comment)!
+                #expect(written >= minimum, "round \(round): \(account) went back from \(minimum) to \(written)")
+                #expect(item.secret == SecretBytes(utf8: "value-\(written)"), "round \(round): \(account) secret does not match its metadata")
+            }
+        }
+        #expect(killedMidRun == 25)
+        #expect(guaranteed.count == 25, "the writer should have acknowledged writes to every item")
+    }
+
+    /// Two processes add different items at the same time: every item from both is there.
+    @Test func concurrentWritersInDifferentProcessesLoseNothing() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db")
+        let environment = ["VAULT_PASSPHRASE_FILE": passphraseFile(in: directory)]
+        try fastStore(path).unlock(passphrase: testPassphrase)
+        let results = try [("alpha", 40), ("beta", 40), ("gamma", 40)].map { prefix, count in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: storeToolPath)
+            process.arguments = ["add-range", path, prefix, String(count)]
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in results {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let store = fastStore(path)
+        try store.unlock(passphrase: testPassphrase)
+        let items = try store.list(service: "race")
+        #expect(items.count == 120)
+        for info in items {
+            #expect(try store.get(info.key).secret == SecretBytes(utf8: info.key.account))
+        }
+    }
+
+    /// A real full disk: a 512 KiB tmpfs in a private mount namespace. Writes fail with a clear
+    /// "no space left" error, earlier items stay readable, and no temp file is left behind.
+    @Test func aFullDiskIsAClearErrorAndTheVaultStaysIntact() throws {
+        let directory = TemporaryDirectory()
+        let mountPoint = directory.file("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let script = """
+            set -u
+            mount -t tmpfs -o size=512k,mode=0700 tmpfs "$1" || exit 99
+            "$2" fill "$1/vault.db" > "$3/fill.out" 2> "$3/fill.err"
+            echo $? > "$3/fill.status"
+            "$2" dump "$1/vault.db" > "$3/dump.out" 2> "$3/dump.err"
+            echo $? > "$3/dump.status"
+            ls -A "$1" > "$3/ls.out"
+            """
+        let result = try run(
+            ["/usr/bin/unshare", "--user", "--map-root-user", "--mount", "/bin/sh", "-c", script, "sh", mountPoint, storeToolPath, directory.path],
+            environment: ["VAULT_PASSPHRASE_FILE": passphraseFile(in: directory)])
+        #expect(result.status == 0, "could not set up the tmpfs: \(result.stderr)")
+        func read(_ name: String) -> String { (try? String(contentsOfFile: directory.file(name), encoding: .utf8)) ?? "" }
+
+        let acknowledged = read("fill.out").split(separator: "\n").filter { $0.hasPrefix("ok ") }.count
+        #expect(read("fill.status").hasPrefix("1"))
+        #expect(read("fill.err").contains("storage_error") && read("fill.err").contains("no space left"), "\(read("fill.err"))")
+        #expect(acknowledged >= 1)
+        #expect(read("dump.status").hasPrefix("0"), "\(read("dump.err"))")
+        #expect(read("dump.out").split(separator: "\n").count == acknowledged)
+        #expect(read("ls.out").split(separator: "\n").sorted() == ["vault.db", "vault.db.lock"])
+    }
+
+    /// A directory the process cannot write to (root without CAP_DAC_OVERRIDE, directory 0500).
+    @Test func anUnwritableDirectoryIsAClearErrorAndChangesNothing() throws {
+        let directory = TemporaryDirectory()
+        let vaultDirectory = directory.file("vault")
+        let path = vaultDirectory + "/vault.db"
+        let store = fastStore(path)
+        try store.unlock(passphrase: testPassphrase)
+        try store.set(key("keep", "me"), secret: SecretBytes(utf8: "original"), changes: ItemChanges())
+        let before = readBytes(path)
+        chmod(vaultDirectory, 0o500)
+        defer { chmod(vaultDirectory, 0o700) }
+
+        let result = try run(
+            ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--", storeToolPath, "set", path, "new", "item"],
+            environment: ["VAULT_PASSPHRASE_FILE": passphraseFile(in: directory)], input: Array("value".utf8))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("storage_error") && result.stderr.contains("permission denied"), "\(result.stderr)")
+        #expect(!result.stderr.contains("value"))
+        chmod(vaultDirectory, 0o700)
+        #expect(readBytes(path) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vaultDirectory).sorted() == ["vault.db", "vault.db.lock"])
+    }
+}
