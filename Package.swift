@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .library(name: "VaultCore", targets: ["VaultCore"]),
         .library(name: "VaultStores", targets: ["VaultStores"]),
+        .library(name: "VaultClient", targets: ["VaultClient"]),
+        .executable(name: "vaultd", targets: ["vaultd"]),
+        .executable(name: "vaultctl", targets: ["vaultctl"]),
     ],
     targets: [
         // C libraries, found through pkg-config; see scripts/install-deps.
@@ -16,11 +19,27 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // Small C helpers Swift cannot import: SO_PEERCRED's ucred, prctl, posix_spawn with setsid.
+        .target(name: "CVaultShims"),
+
         // Item model, errors, the store protocol, secret bytes, the crypto and syscall wrappers.
         .target(name: "VaultCore", dependencies: ["COpenSSL"]),
 
         // One folder per backend: InMemory/, EncryptedFile/.
         .target(name: "VaultStores", dependencies: ["VaultCore", "COpenSSL"]),
+
+        // The wire format shared by daemon and clients (docs/protocol.md).
+        .target(name: "VaultProtocol", dependencies: ["VaultCore"]),
+
+        // The daemon: listener, connections, dispatcher.
+        .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultStores", "VaultProtocol", "CVaultShims"]),
+
+        // The library other programs (and vaultctl) use to talk to vaultd.
+        .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),
+
+        // Thin executables: parse arguments, call the libraries.
+        .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore", "VaultStores", "VaultProtocol"]),
+        .executableTarget(name: "vaultctl", dependencies: ["VaultClient", "VaultCore", "VaultProtocol"]),
 
         // Test-only driver that exercises the file store from separate processes
         // (crash safety, concurrent writers, full disks).
@@ -32,6 +51,10 @@ let package = Package(
 
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "vault-store-tool"]),
+        .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
+        .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultProtocol", "VaultCore"]),
+        // Runs the built vaultd and vaultctl binaries.
+        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,11 +19,7 @@ func fail(_ error: Error) -> Never {
     exit(1)
 }
 
-var environment: [String: String] = [:]
-for entry in UnsafeBufferPointer(start: environ, count: Int.max).prefix(while: { $0 != nil }) {
-    let pair = String(cString: entry!)
-    if let equals = pair.firstIndex(of: "=") { environment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...]) }
-}
+let environment = ProcessEnvironment.current
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {

@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+import VaultProtocol
+
+/// A blocking connection to vaultd: one request, one response, in order. Used directly by
+/// vaultctl (a CLI may block) and, on a private queue, by the async `VaultClient`.
+/// Not thread-safe: use one per thread, or go through `VaultClient`.
+public final class VaultSession {
+    public let socketPath: String
+    public let autostart: Bool
+    private let environment: [String: String]
+    private let timeout: Double
+    private var fd: FileDescriptor?
+    private var lines = LineBuffer(limit: MessageCodec.maxResponseBytes)
+    private var nextID: Int64 = 1
+
+    /// `socketPath` nil: the usual location (`VAULT_SOCKET`, `$XDG_RUNTIME_DIR/vault/vault.sock`, …).
+    /// `autostart` nil: on unless `VAULT_NO_AUTOSTART=1`.
+    public init(socketPath: String? = nil, autostart: Bool? = nil, environment: [String: String] = ProcessEnvironment.current, timeout: Double = 30) {
+        self.environment = environment
+        self.socketPath = SocketLocation.path(explicit: socketPath, environment: environment)
+        self.autostart = autostart ?? (environment["VAULT_NO_AUTOSTART"] != "1")
+        self.timeout = timeout
+    }
+
+    deinit { fd?.close() }
+
+    /// Sends `request` (its id is set here) and returns the successful result, or throws the
+    /// daemon's error as a `VaultClientError`.
+    public func send(_ request: Request) throws -> ResultBody {
+        var request = request
+        let id = nextID
+        nextID += 1
+        request.id = .number(id)
+        var bytes = MessageCodec.encode(request)
+        defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        let response = try exchange(bytes)
+        if response.ok, let result = response.result { return result }
+        let error = response.error ?? Response.ErrorBody(code: VaultErrorCode.internal.rawValue, message: "vaultd sent an empty error")
+        throw VaultClientError(code: VaultErrorCode(rawValue: error.code) ?? .internal, message: error.message)
+    }
+
+    public func close() {
+        fd?.close()
+        fd = nil
+        lines.clear()
+    }
+
+    private func exchange(_ bytes: [UInt8]) throws -> Response {
+        // A daemon restarted since our last request closed our connection: reconnect once.
+        for attempt in 0..<2 {
+            let connection = try connected()
+            do {
+                try connection.writeAll(bytes)
+                return try readResponse(connection)
+            } catch let error as Errno where attempt == 0 && (error == Errno(EPIPE) || error == Errno(ECONNRESET)) {
+                close()
+            }
+        }
+        throw VaultClientError.unavailable("lost the connection to vaultd on \(socketPath)")
+    }
+
+    private func readResponse(_ connection: FileDescriptor) throws -> Response {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        defer { chunk.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        while true {
+            switch lines.next() {
+            case .line(var line):
+                defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+                do {
+                    return try MessageCodec.decode(Response.self, from: line)
+                } catch {
+                    close()
+                    throw VaultClientError(code: .internal, message: "vaultd sent a response this client cannot read: \(error)")
+                }
+            case .tooLong:
+                close()
+                throw VaultClientError(code: .internal, message: "vaultd sent a response over \(MessageCodec.maxResponseBytes) bytes")
+            case .needMore:
+                let count: Int
+                do {
+                    count = try chunk.withUnsafeMutableBytes { try connection.read(into: $0) }
+                } catch let error as Errno where error == .wouldBlock {
+                    close()
+                    throw VaultClientError.unavailable("vaultd on \(socketPath) did not answer within \(Int(timeout)) s")
+                }
+                if count == 0 {
+                    close()
+                    throw Errno(ECONNRESET)
+                }
+                chunk.withUnsafeBytes { lines.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            }
+        }
+    }
+
+    private func connected() throws -> FileDescriptor {
+        if let fd { return fd }
+        if let fd = try? connectOnce() {
+            self.fd = fd
+            return fd
+        }
+        guard autostart else {
+            throw VaultClientError.unavailable(
+                "no vaultd answers on \(socketPath) (autostart is off); start it with 'vaultd &' or 'systemctl --user start vaultd.socket'")
+        }
+        try DaemonLauncher.start(socketPath: socketPath, environment: environment)
+        let deadline = Clock.monotonicSeconds() + 5
+        var lastError: Error = Errno(ECONNREFUSED)
+        while Clock.monotonicSeconds() < deadline {
+            do {
+                let fd = try connectOnce()
+                self.fd = fd
+                return fd
+            } catch {
+                lastError = error
+                usleep(10_000)
+            }
+        }
+        throw VaultClientError.unavailable(
+            "started vaultd, but it did not answer on \(socketPath) within 5 s (\(lastError)); see \(FileSystem.parentDirectory(of: socketPath))/vaultd.log")
+    }
+
+    private func connectOnce() throws -> FileDescriptor {
+        let fd = try UnixSocket.stream()
+        do {
+            try UnixSocket.connect(fd, path: socketPath)
+        } catch {
+            fd.close()
+            throw error
+        }
+        UnixSocket.setTimeouts(fd, seconds: timeout)
+        return fd
+    }
+}

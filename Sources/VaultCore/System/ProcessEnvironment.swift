@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process environment as a dictionary, without loading Foundation.
+public enum ProcessEnvironment {
+    public static var current: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let pair = String(cString: entry)
+            if let equals = pair.firstIndex(of: "=") {
+                result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+
+    /// The directory of the running executable (from /proc/self/exe).
+    public static var executableDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return FileSystem.parentDirectory(of: path)
+    }
+}

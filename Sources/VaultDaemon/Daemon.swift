@@ -1,0 +1,176 @@
+import CVaultShims
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+import VaultProtocol
+import VaultStores
+
+/// vaultd: accepts connections, checks each peer's uid, hands requests to the dispatcher,
+/// closes idle connections, auto-locks, and shuts down gracefully on SIGTERM or SIGINT.
+public final class Daemon: @unchecked Sendable {
+    public let configuration: DaemonConfiguration
+    public let logger: Logger
+    let listener: SocketListener
+    let service: StoreService
+    let dispatcher: RequestDispatcher
+    private let acceptQueue = DispatchQueue(label: "vaultd.accept")
+    private let workers = DispatchQueue(label: "vaultd.workers", attributes: .concurrent)
+    private let connections = Mutex<[Int: Connection]>([:])
+    private let inFlight = DispatchGroup()
+    private var acceptSource: DispatchSourceRead?
+    private var timers: [DispatchSourceTimer] = []
+    private var signalSources: [DispatchSourceSignal] = []
+    private var nextConnection = 0
+    private let ownUID = getuid()
+    private let notifier: ServiceNotifier
+
+    public init(configuration: DaemonConfiguration, store: any VaultStore, backendReason: String, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        listener = SocketListener(path: configuration.socketPath)
+        service = StoreService(store: store, backendReason: backendReason)
+        dispatcher = RequestDispatcher(service: service, socketPath: configuration.socketPath, logger: logger)
+        notifier = ServiceNotifier(environment: configuration.environment)
+    }
+
+    /// Binds (or adopts systemd's socket), unlocks with a non-interactive passphrase source, and
+    /// starts serving. Returns once serving; call `dispatchMain()` afterwards.
+    public func start(inheritedSocket: FileDescriptor?) throws {
+        if let inheritedSocket {
+            listener.adopt(inheritedSocket)
+            logger.info("using the socket passed by systemd for \(configuration.socketPath)")
+        } else {
+            try listener.bind()
+        }
+        unlockAtStart()
+        startAccepting()
+        startTimers()
+        installSignalHandlers()
+        logger.info("vaultd \(VaultVersion.string) serving on \(configuration.socketPath) with the \(service.store.backendName) store (\(service.backendReason))")
+        // Requests queue behind the start-up unlock on the store queue, so READY=1 can go out now.
+        notifier.notify("READY=1\nSTATUS=serving on \(configuration.socketPath), \(service.store.backendName) store\nMAINPID=\(getpid())")
+    }
+
+    private func unlockAtStart() {
+        guard let source = configuration.passphraseSource else {
+            service.setLockReason("no passphrase source at start: run 'vaultctl unlock'")
+            logger.info("starting locked: no non-interactive passphrase source; run 'vaultctl unlock'")
+            return
+        }
+        let environment = configuration.environment
+        let logger = logger
+        let service = service
+        service.performAsync { store in
+            do {
+                let passphrase = try source.read(environment: environment)
+                let existed = (store as? EncryptedFileStore)?.fileExists ?? true
+                try store.unlock(passphrase: passphrase)
+                logger.info(existed ? "unlocked with the passphrase from \(source)" : "created a new vault, passphrase from \(source)")
+            } catch {
+                service.setLockReason("unlocking with \(source) failed: \(error)")
+                logger.error("could not unlock with the passphrase from \(source): \(error)")
+            }
+        }
+    }
+
+    private func startAccepting() {
+        guard let fd = listener.descriptor else { return }
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: acceptQueue)
+        source.setEventHandler { [self] in acceptPending(fd) }
+        acceptSource = source
+        source.resume()
+    }
+
+    private func acceptPending(_ listening: FileDescriptor) {
+        while true {
+            let client: FileDescriptor
+            do {
+                guard let accepted = try UnixSocket.accept(listening) else { return }
+                client = accepted
+            } catch {
+                logger.error("accept failed: \(error)")
+                return
+            }
+            var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+            guard vault_peer_credentials(client.rawValue, &pid, &uid, &gid) == 0 else {
+                logger.warning("refused a connection whose credentials could not be read: \(Errno.current)")
+                client.close()
+                continue
+            }
+            guard uid == ownUID else {
+                logger.warning("refused connection from pid \(pid) uid \(uid): only uid \(ownUID) is served")
+                client.close()
+                continue
+            }
+            let count = connections.withLock { $0.count }
+            if count >= configuration.maxConnections {
+                logger.warning("refused connection from pid \(pid): \(count) connections already open (the limit)")
+                var refusal = MessageCodec.encode(Response.failure(nil, code: VaultErrorCode.unavailable.rawValue,
+                    message: "vaultd has \(count) connections open, its limit; try again shortly"))
+                UnixSocket.setTimeouts(client, seconds: 1)
+                try? client.writeAll(refusal)
+                refusal.removeAll()
+                client.close()
+                continue
+            }
+            nextConnection += 1
+            let connection = Connection(
+                number: nextConnection, fd: client, peerPID: pid, dispatcher: dispatcher, logger: logger, target: workers)
+            let number = nextConnection
+            connections.withLock { $0[number] = connection }
+            inFlight.enter()
+            connection.start { [self] in
+                connections.withLock { _ = $0.removeValue(forKey: number) }
+                inFlight.leave()
+            }
+        }
+    }
+
+    private func startTimers() {
+        let idle = configuration.idleTimeout
+        let sweep = DispatchSource.makeTimerSource(queue: acceptQueue)
+        sweep.schedule(deadline: .now() + 1, repeating: min(max(idle / 4, 0.25), 5))
+        sweep.setEventHandler { [self] in
+            for connection in connections.withLock({ Array($0.values) }) { connection.closeIfIdle(longerThan: idle) }
+        }
+        sweep.resume()
+        timers.append(sweep)
+
+        if let lockAfter = configuration.lockAfter {
+            let autoLock = DispatchSource.makeTimerSource(queue: acceptQueue)
+            autoLock.schedule(deadline: .now() + 1, repeating: min(max(lockAfter / 4, 0.25), 10))
+            autoLock.setEventHandler { [self] in service.lockIfIdle(for: lockAfter, logger: logger) }
+            autoLock.resume()
+            timers.append(autoLock)
+        }
+    }
+
+    private func installSignalHandlers() {
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: acceptQueue)
+            source.setEventHandler { [self] in shutDown(reason: signalNumber == SIGTERM ? "SIGTERM" : "SIGINT") }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    /// Stops accepting, lets requests in flight finish, removes the socket, drops keys, exits 0.
+    func shutDown(reason: String) -> Never {
+        logger.info("\(reason): shutting down")
+        notifier.notify("STOPPING=1")
+        acceptSource?.cancel()
+        listener.close()
+        for timer in timers { timer.cancel() }
+        for connection in connections.withLock({ Array($0.values) }) { connection.close() }
+        if inFlight.wait(timeout: .now() + 10) == .timedOut {
+            logger.warning("some connections did not finish within 10 s")
+        }
+        try? service.perform { try $0.lock() }
+        logger.info("stopped")
+        exit(0)
+    }
+}

@@ -1,0 +1,25 @@
+import VaultCore
+import VaultStores
+
+/// Everything vaultd is told at start (flags and environment), already validated.
+public struct DaemonConfiguration: Sendable {
+    public var socketPath: String
+    /// The encrypted file store's path.
+    public var vaultFilePath: String
+    public var kdfParameters: Scrypt.Parameters = .default
+    /// Drop keys after this many seconds without a request; nil: never.
+    public var lockAfter: Double?
+    /// Close connections idle this long (seconds).
+    public var idleTimeout: Double = 300
+    /// Refuse connections beyond this many at once.
+    public var maxConnections: Int = 128
+    /// Where the passphrase for unlocking at start comes from; nil: start locked.
+    public var passphraseSource: PassphraseSource?
+    public var environment: [String: String]
+
+    public init(socketPath: String, vaultFilePath: String, environment: [String: String]) {
+        self.socketPath = socketPath
+        self.vaultFilePath = vaultFilePath
+        self.environment = environment
+    }
+}

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+
+/// Sets up the listening socket safely: a private directory (0700, ours), one daemon per socket
+/// (an `flock` held for the daemon's life), stale sockets replaced, the socket bound under umask 0177.
+public final class SocketListener: @unchecked Sendable {
+    public enum SetupError: Error, CustomStringConvertible {
+        case alreadyRunning(String)
+        case unsafe(String)
+        case failed(String)
+
+        public var description: String {
+            switch self {
+            case .alreadyRunning(let message), .unsafe(let message), .failed(let message): message
+            }
+        }
+    }
+
+    public let path: String
+    public private(set) var descriptor: FileDescriptor?
+    private var instanceLock: FileDescriptor?
+    /// True when the socket came from systemd (LISTEN_FDS): then it is systemd's to remove.
+    public private(set) var inherited = false
+
+    public init(path: String) { self.path = path }
+
+    /// Takes the instance lock and binds. Throws `.alreadyRunning` when another vaultd owns `path`.
+    public func bind() throws {
+        guard path.hasPrefix("/") else { throw SetupError.unsafe("the socket path must be absolute, got '\(path)'") }
+        guard path.utf8.count <= 107 else {
+            throw SetupError.unsafe("the socket path is \(path.utf8.count) bytes, longer than the 107 a Unix socket allows: choose a shorter --socket")
+        }
+        try prepareDirectory(FileSystem.parentDirectory(of: path))
+
+        let lock: FileDescriptor
+        do {
+            lock = try FileDescriptor.open(path + ".lock", O_RDWR | O_CREAT, mode: 0o600)
+            guard try lock.tryLockExclusive() else {
+                lock.close()
+                throw SetupError.alreadyRunning("vaultd is already running on \(path)")
+            }
+        } catch let error as Errno {
+            throw SetupError.failed("cannot lock \(path).lock: \(error)")
+        }
+        instanceLock = lock
+
+        // We hold the instance lock, so any socket file here was left by a daemon that died.
+        if let existing = try? FileStatus.of(path, followSymlinks: false) {
+            guard existing.isSocket else { throw SetupError.unsafe("\(path) exists and is not a socket; move it away") }
+            FileSystem.removeFileIfPresent(path)
+        }
+        do {
+            let fd = try UnixSocket.stream(nonBlocking: true)
+            let previous = umask(0o177)
+            defer { umask(previous) }
+            do {
+                try UnixSocket.bind(fd, path: path)
+                try UnixSocket.listen(fd, backlog: 128)
+            } catch {
+                fd.close()
+                throw error
+            }
+            descriptor = fd
+        } catch let error as Errno {
+            throw SetupError.failed("cannot listen on \(path): \(error)")
+        }
+    }
+
+    /// Adopts a socket passed by systemd socket activation (fd 3 when LISTEN_PID is us).
+    public func adopt(_ fd: FileDescriptor) {
+        let flags = fcntl(fd.rawValue, F_GETFL)
+        _ = fcntl(fd.rawValue, F_SETFL, flags | O_NONBLOCK)
+        _ = fcntl(fd.rawValue, F_SETFD, FD_CLOEXEC)
+        descriptor = fd
+        inherited = true
+    }
+
+    /// Stops listening and removes the socket (unless systemd owns it).
+    public func close() {
+        descriptor?.close()
+        descriptor = nil
+        if !inherited { FileSystem.removeFileIfPresent(path) }
+        instanceLock?.close()
+        instanceLock = nil
+    }
+
+    private func prepareDirectory(_ directory: String) throws {
+        do {
+            try FileSystem.createDirectories(directory, mode: 0o700)
+        } catch {
+            throw SetupError.failed("cannot create the socket directory \(directory): \(error)")
+        }
+        guard let status = try? FileStatus.of(directory), status.isDirectory else {
+            throw SetupError.failed("\(directory) is not a directory")
+        }
+        guard status.owner == FileSystem.currentUserID else {
+            throw SetupError.unsafe("the socket directory \(directory) is owned by uid \(status.owner), not by you (uid \(FileSystem.currentUserID)); refusing to start")
+        }
+        guard status.permissions & 0o077 == 0 else {
+            throw SetupError.unsafe(
+                "the socket directory \(directory) has mode \(String(status.permissions, radix: 8)); others could reach the socket. Run 'chmod 700 \(directory)' and start again")
+        }
+    }
+}

@@ -1,0 +1,5 @@
+/// The operations vaultd answers (docs/protocol.md).
+public enum Operation: String, Sendable, CaseIterable, Codable {
+    case status, get, add, set, delete, list, lock, unlock
+    case changePassphrase = "change_passphrase"
+}

@@ -1,0 +1,42 @@
+/// One request line. Fields beyond `id` and `op` depend on the operation; unknown fields are ignored.
+public struct Request: Codable, Sendable {
+    public var id: RequestID?
+    public var op: String
+    public var service: String?
+    public var account: String?
+    /// The secret as UTF-8 text, or `secretBase64` for any bytes.
+    public var secret: String?
+    public var secretBase64: String?
+    public var label: String?
+    public var comment: String?
+    public var passphrase: String?
+    public var newPassphrase: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, op, service, account, secret, label, comment, passphrase
+        case secretBase64 = "secret_b64"
+        case newPassphrase = "new_passphrase"
+    }
+
+    public init(
+        id: RequestID? = nil, op: Operation, service: String? = nil, account: String? = nil, secret: String? = nil,
+        secretBase64: String? = nil, label: String? = nil, comment: String? = nil, passphrase: String? = nil,
+        newPassphrase: String? = nil
+    ) {
+        self.id = id
+        self.op = op.rawValue
+        self.service = service
+        self.account = account
+        self.secret = secret
+        self.secretBase64 = secretBase64
+        self.label = label
+        self.comment = comment
+        self.passphrase = passphrase
+        self.newPassphrase = newPassphrase
+    }
+}
+
+/// Only the id, decoded leniently so that even a malformed request gets its id echoed back.
+public struct RequestEnvelope: Decodable, Sendable {
+    public var id: RequestID?
+}

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultClient
+import VaultCore
+import VaultProtocol
+
+/// What each vaultctl command does, on top of a `VaultSession`.
+struct Commands {
+    let session: VaultSession
+
+    func get(_ arguments: ParsedArguments) throws {
+        try arguments.expect(2...2, "SERVICE ACCOUNT")
+        let result = try session.send(Request(op: .get, service: arguments.positionals[0], account: arguments.positionals[1]))
+        guard let item = result.item else { throw VaultClientError(code: .internal, message: "vaultd's answer has no item") }
+        if arguments.flags.contains("json") {
+            Output.json(item)
+            return
+        }
+        guard let secret = try WireSecret.decode(text: item.secret, base64: item.secretBase64, field: "secret") else {
+            throw VaultClientError(code: .internal, message: "vaultd's answer has no secret")
+        }
+        secret.withUnsafeBytes { Output.write(Array($0)) }
+        // A newline only for people: scripts get the bytes exactly.
+        if Output.stdoutIsTerminal { Output.write([10]) }
+    }
+
+    func write(_ operation: Operation, _ arguments: ParsedArguments) throws {
+        try arguments.expect(2...2, "SERVICE ACCOUNT")
+        let (service, account) = (arguments.positionals[0], arguments.positionals[1])
+        // Check the names before asking for a secret nobody will store.
+        _ = try ItemKey(service: service, account: account)
+        let secret: SecretBytes
+        if SecretInput.stdinIsTerminal {
+            secret = try SecretInput.prompt("Secret for \(service) (\(account)): ")
+        } else {
+            secret = try SecretInput.readStandardInput(limit: ItemLimits.maxSecretBytes, raw: arguments.flags.contains("raw"))
+        }
+        let wire = WireSecret.encode(secret)
+        _ = try session.send(Request(
+            op: operation, service: service, account: account, secret: wire.text, secretBase64: wire.base64,
+            label: arguments.options["label"], comment: arguments.options["comment"]))
+    }
+
+    func delete(_ arguments: ParsedArguments) throws {
+        try arguments.expect(2...2, "SERVICE ACCOUNT")
+        _ = try session.send(Request(op: .delete, service: arguments.positionals[0], account: arguments.positionals[1]))
+    }
+
+    func list(_ arguments: ParsedArguments) throws {
+        try arguments.expect(0...1, "[SERVICE]")
+        let items = try session.send(Request(op: .list, service: arguments.positionals.first)).items ?? []
+        if arguments.flags.contains("json") {
+            Output.json(items)
+            return
+        }
+        Output.table(
+            header: ["SERVICE", "ACCOUNT", "LABEL", "KIND", "MODIFIED"],
+            rows: items.map { [$0.service, $0.account, $0.label, $0.kind, $0.modified] })
+    }
+
+    func status(_ arguments: ParsedArguments) throws {
+        try arguments.expect(0...0, "no arguments")
+        guard let status = try session.send(Request(op: .status)).status else {
+            throw VaultClientError(code: .internal, message: "vaultd's answer has no status")
+        }
+        if arguments.flags.contains("json") {
+            Output.json(status)
+            return
+        }
+        Output.line("vaultd \(status.version) (pid \(status.pid)) on \(status.socket)")
+        Output.line("store:  \(status.backend), \(status.location)")
+        Output.line("why:    \(status.backendReason)")
+        if status.locked {
+            Output.line("state:  locked" + (status.lockReason.map { " (\($0))" } ?? ""))
+            Output.line(status.exists ? "        run 'vaultctl unlock' to unlock" : "        no vault yet: 'vaultctl unlock' creates one")
+        } else {
+            Output.line("state:  unlocked, \(status.items.map(String.init) ?? "?") item(s)")
+        }
+    }
+
+    func lock(_ arguments: ParsedArguments) throws {
+        try arguments.expect(0...0, "no arguments")
+        _ = try session.send(Request(op: .lock))
+    }
+
+    func unlock(_ arguments: ParsedArguments) throws {
+        try arguments.expect(0...0, "no arguments")
+        guard let status = try session.send(Request(op: .status)).status else { return }
+        if !status.locked {
+            Output.error("the vault is already unlocked")
+            return
+        }
+        let passphrase: SecretBytes
+        if SecretInput.stdinIsTerminal {
+            passphrase = status.exists
+                ? try SecretInput.prompt("Passphrase for \(status.location): ")
+                : try SecretInput.prompt("New vault at \(status.location)\nChoose a passphrase: ", confirm: true)
+        } else {
+            guard let line = try SecretInput.readLine() else { throw VaultError.invalidInput("no passphrase on stdin") }
+            passphrase = line
+        }
+        if passphrase.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
+        _ = try session.send(Request(op: .unlock, passphrase: text(passphrase)))
+        if !status.exists { Output.error("created a new vault at \(status.location)") }
+    }
+
+    func passwd(_ arguments: ParsedArguments) throws {
+        try arguments.expect(0...0, "no arguments")
+        let current: SecretBytes, new: SecretBytes
+        if SecretInput.stdinIsTerminal {
+            current = try SecretInput.prompt("Current passphrase: ")
+            new = try SecretInput.prompt("New passphrase: ", confirm: true)
+        } else {
+            // Two lines on stdin: the current passphrase, then the new one.
+            guard let first = try SecretInput.readLine(), let second = try SecretInput.readLine() else {
+                throw VaultError.invalidInput("passwd reads two lines on stdin: the current passphrase, then the new one")
+            }
+            (current, new) = (first, second)
+        }
+        if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
+        _ = try session.send(Request(op: .changePassphrase, passphrase: text(current), newPassphrase: text(new)))
+    }
+
+    private func text(_ secret: SecretBytes) -> String {
+        secret.utf8String ?? String(decoding: secret.unprotectedBytes, as: UTF8.self)
+    }
+}

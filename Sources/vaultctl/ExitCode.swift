@@ -1,0 +1,25 @@
+import VaultCore
+
+/// vaultctl's exit codes: stable, listed in the README.
+enum ExitCode: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case notFound = 3
+    /// Locked, wrong passphrase, or sign-in required.
+    case locked = 4
+    /// No daemon reachable (and none could be started), or no usable store.
+    case unavailable = 5
+    case duplicate = 6
+
+    init(_ code: VaultErrorCode) {
+        switch code {
+        case .notFound: self = .notFound
+        case .duplicate: self = .duplicate
+        case .locked, .wrongPassphrase, .signInRequired: self = .locked
+        case .unavailable, .corruptVault, .unsupportedVersion: self = .unavailable
+        case .badRequest, .tooLarge: self = .usage
+        case .permissionDenied, .internal, .busy, .storageError: self = .failure
+        }
+    }
+}

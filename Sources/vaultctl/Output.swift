@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+import VaultProtocol
+
+/// Writing to stdout and stderr without Foundation.
+enum Output {
+    static var stdoutIsTerminal: Bool { Terminal.isTerminal(1) }
+
+    static func write(_ bytes: [UInt8], to fd: Int32 = 1) {
+        try? FileDescriptor(rawValue: fd).writeAll(bytes)
+    }
+
+    static func line(_ text: String) { write(Array((text + "\n").utf8)) }
+
+    static func error(_ text: String) { write(Array(("vaultctl: " + text + "\n").utf8), to: 2) }
+
+    /// Columns padded to their widest cell on a terminal; tab-separated (no header) for scripts.
+    static func table(header: [String], rows: [[String]]) {
+        if !stdoutIsTerminal {
+            for row in rows { line(row.joined(separator: "\t")) }
+            return
+        }
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        for row in all {
+            let cells = row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+            }
+            line(cells.joined(separator: "  "))
+        }
+    }
+
+    /// One JSON value on one line.
+    static func json<T: Encodable>(_ value: T) {
+        var bytes = MessageCodec.encode(value)
+        write(bytes)
+        bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) }
+    }
+}

@@ -1,0 +1,87 @@
+// vaultctl: the command line for vaultd. Parses arguments and calls VaultClient.
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultClient
+import VaultCore
+import VaultProtocol
+
+let usage = """
+    usage: vaultctl [--socket PATH] COMMAND [ARGS]
+
+      get SERVICE ACCOUNT [--json]     print the secret (--json: with its metadata)
+      set SERVICE ACCOUNT [--label L] [--comment C] [--raw]
+                                       store a secret read from stdin or a prompt
+      add SERVICE ACCOUNT [...]        like set, but fail when the item exists
+      delete SERVICE ACCOUNT           remove an item
+      list [SERVICE] [--json]          names and metadata, never secrets
+      status [--json]                  daemon, store and lock state
+      lock                             drop keys from vaultd's memory
+      unlock                           unlock (prompt, or passphrase on stdin)
+      passwd                           change the passphrase (prompts, or two lines on stdin)
+      version, help
+
+    Secrets are never taken from the command line. Exit codes: 0 ok, 1 error, 2 usage,
+    3 not found, 4 locked, 5 vault unavailable, 6 duplicate.
+
+    """
+
+func finish(_ code: ExitCode, _ message: String? = nil) -> Never {
+    if let message { Output.error(message) }
+    exit(code.rawValue)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var socketPath: String?
+// --socket is global and may come anywhere.
+if let index = arguments.firstIndex(where: { $0 == "--socket" || $0.hasPrefix("--socket=") }) {
+    if arguments[index] == "--socket" {
+        guard index + 1 < arguments.count else { finish(.usage, "--socket needs a value") }
+        socketPath = arguments[index + 1]
+        arguments.removeSubrange(index...index + 1)
+    } else {
+        socketPath = String(arguments[index].dropFirst("--socket=".count))
+        arguments.remove(at: index)
+    }
+}
+guard let command = arguments.first else {
+    Output.write(Array(usage.utf8), to: 2)
+    exit(ExitCode.usage.rawValue)
+}
+let rest = Array(arguments.dropFirst())
+
+let commands = Commands(session: VaultSession(socketPath: socketPath))
+do {
+    switch command {
+    case "get":
+        try commands.get(ParsedArguments(rest, valued: [], switches: ["json"]))
+    case "set", "add":
+        try commands.write(command == "set" ? .set : .add, ParsedArguments(rest, valued: ["label", "comment"], switches: ["raw"]))
+    case "delete", "rm":
+        try commands.delete(ParsedArguments(rest, valued: [], switches: []))
+    case "list", "ls":
+        try commands.list(ParsedArguments(rest, valued: [], switches: ["json"]))
+    case "status":
+        try commands.status(ParsedArguments(rest, valued: [], switches: ["json"]))
+    case "lock":
+        try commands.lock(ParsedArguments(rest, valued: [], switches: []))
+    case "unlock":
+        try commands.unlock(ParsedArguments(rest, valued: [], switches: []))
+    case "passwd":
+        try commands.passwd(ParsedArguments(rest, valued: [], switches: []))
+    case "version", "--version":
+        Output.line("vaultctl \(VaultVersion.string)")
+    case "help", "--help", "-h":
+        Output.write(Array(usage.utf8))
+    default:
+        finish(.usage, "unknown command '\(command)'; run 'vaultctl help'")
+    }
+} catch let error as ParsedArguments.UsageError {
+    finish(.usage, "\(command): \(error.message); run 'vaultctl help'")
+} catch let error as VaultClientError {
+    finish(ExitCode(error.code), error.message)
+} catch let error as VaultError {
+    finish(ExitCode(error.code), error.description)
+} catch {
+    finish(.failure, "\(error)")
+}
