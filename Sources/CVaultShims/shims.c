@@ -42,6 +42,9 @@ pid_t vault_spawn_detached(const char *path, char *const argv[], char *const env
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
     else posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    // Descriptors the caller inherited without close-on-exec (a parent's pipes) must not stay
+    // open for the daemon's lifetime: whoever waits for EOF on them would hang.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
     result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
     posix_spawn_file_actions_destroy(&actions);

@@ -50,16 +50,19 @@ public final class VaultSession {
 
     private func exchange(_ bytes: [UInt8]) throws -> Response {
         // A daemon restarted since our last request closed our connection: reconnect once.
-        for attempt in 0..<2 {
+        var lastError = Errno(ECONNRESET)
+        for _ in 0..<2 {
             let connection = try connected()
             do {
-                try connection.writeAll(bytes)
+                try connection.sendAll(bytes)
                 return try readResponse(connection)
-            } catch let error as Errno where attempt == 0 && (error == Errno(EPIPE) || error == Errno(ECONNRESET)) {
+            } catch let error as Errno where error == Errno(EPIPE) || error == Errno(ECONNRESET) {
                 close()
+                lastError = error
             }
         }
-        throw VaultClientError.unavailable("lost the connection to vaultd on \(socketPath)")
+        throw VaultClientError.unavailable(
+            "vaultd on \(socketPath) closed the connection without answering (\(lastError)); it serves only the user it runs as: see its log")
     }
 
     private func readResponse(_ connection: FileDescriptor) throws -> Response {

@@ -103,7 +103,7 @@ final class Connection: @unchecked Sendable {
         var bytes = MessageCodec.encode(response)
         defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         do {
-            try fd.writeAll(bytes)
+            try fd.sendAll(bytes)
         } catch {
             logger.debug("connection \(number): write failed (\(error)); closing")
             closeNow()

@@ -111,7 +111,7 @@ public final class Daemon: @unchecked Sendable {
                 var refusal = MessageCodec.encode(Response.failure(nil, code: VaultErrorCode.unavailable.rawValue,
                     message: "vaultd has \(count) connections open, its limit; try again shortly"))
                 UnixSocket.setTimeouts(client, seconds: 1)
-                try? client.writeAll(refusal)
+                try? client.sendAll(refusal)
                 refusal.removeAll()
                 client.close()
                 continue

@@ -12,7 +12,8 @@ int vault_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 int vault_disable_core_dumps(void);
 
 /// Starts `path` with `argv` in a new session (POSIX_SPAWN_SETSID), stdin and stdout on /dev/null,
-/// stderr on `stderr_fd` (or /dev/null when negative). Returns the pid, or -1 with errno set.
+/// stderr on `stderr_fd` (or /dev/null when negative), every other descriptor closed.
+/// Returns the pid, or -1 with errno set.
 pid_t vault_spawn_detached(const char *path, char *const argv[], char *const envp[], int stderr_fd);
 
 #endif

@@ -44,6 +44,20 @@ public struct FileDescriptor: Sendable, Hashable {
         }
     }
 
+    /// Sends every byte on a socket with MSG_NOSIGNAL: a peer that went away is an EPIPE error,
+    /// never a SIGPIPE that kills the process.
+    public func sendAll(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let sent = try retryingOnInterrupt {
+                    Glibc.send(rawValue, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                }
+                offset += sent
+            }
+        }
+    }
+
     public func writeAll(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { (buffer) in try writeAll(buffer) }
     }

@@ -1,0 +1,183 @@
+import Foundation
+import VaultCore
+
+/// A private world for the built vaultd and vaultctl: temporary XDG_RUNTIME_DIR and
+/// XDG_DATA_HOME, a passphrase file, cheap scrypt. Stops every daemon it started when released.
+final class VaultHarness: @unchecked Sendable {
+    let root: String
+    let passphrase = "e2e passphrase 1"
+    var environment: [String: String]
+
+    init(passphraseFile: Bool = true) {
+        // Writing a child's stdin after it exited must fail, not kill the test runner.
+        signal(SIGPIPE, SIG_IGN)
+        var template = Array("/tmp/vault-e2e-XXXXXX".utf8CString)
+        root = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        try? FileManager.default.createDirectory(atPath: root + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        FileManager.default.createFile(atPath: root + "/passphrase", contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VAULT_") && $0.key != "CREDENTIALS_DIRECTORY" && $0.key != "NOTIFY_SOCKET" }
+        environment["XDG_RUNTIME_DIR"] = root + "/run"
+        environment["XDG_DATA_HOME"] = root + "/data"
+        environment["HOME"] = root + "/home"
+        environment["VAULT_KDF_LOG2N"] = "14"
+        if passphraseFile { environment["VAULT_PASSPHRASE_FILE"] = root + "/passphrase" }
+        self.environment = environment
+    }
+
+    deinit {
+        stopDaemons()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    var socketPath: String { root + "/run/vault/vault.sock" }
+    var vaultFile: String { root + "/data/vault/vault.db" }
+    var daemonLog: String { root + "/run/vault/vaultd.log" }
+
+    static var binDirectory: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("vaultctl").path), directory.path != "/" {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.path
+    }
+    static var vaultctl: String { binDirectory + "/vaultctl" }
+    static var vaultd: String { binDirectory + "/vaultd" }
+
+    struct Result {
+        var status: Int32
+        var stdout: [UInt8]
+        var stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// Runs vaultctl with `arguments`, `input` on stdin.
+    @discardableResult
+    func ctl(_ arguments: [String], input: [UInt8] = [], environment extra: [String: String] = [:], prefix: [String] = []) throws -> Result {
+        try run(prefix + [Self.vaultctl] + arguments, input: input, environment: extra)
+    }
+
+    func ctl(_ arguments: String..., input: String = "") throws -> Result {
+        try ctl(arguments, input: Array(input.utf8))
+    }
+
+    func run(_ command: [String], input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = environment.merging(extra) { $1 }
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input))
+        try? stdin.fileHandleForWriting.close()
+        let group = DispatchGroup()
+        nonisolated(unsafe) var out = Data(), err = Data()
+        group.enter()
+        DispatchQueue.global().async { out = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        err = stderr.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: Array(out), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Starts vaultd in the foreground of a child process and waits until it answers.
+    func startDaemon(_ arguments: [String] = [], environment extra: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.vaultd)
+        process.arguments = ["--log-file", root + "/vaultd-foreground.log"] + arguments
+        process.environment = environment.merging(extra) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        started.append(process)
+        try waitForSocket()
+        return process
+    }
+
+    var foregroundLog: String { (try? String(contentsOfFile: root + "/vaultd-foreground.log", encoding: .utf8)) ?? "" }
+
+    private var started: [Process] = []
+
+    func waitForSocket(timeout: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let connection = try? RawConnection(path: socketPath) {
+                connection.close()
+                return
+            }
+            usleep(10_000)
+        }
+        throw VaultError.unavailable("vaultd did not start listening on \(socketPath)")
+    }
+
+    /// Pids of running vaultd processes serving this harness's socket.
+    func daemonPIDs() -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            let arguments = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard arguments.first?.hasSuffix("/vaultd") == true else { return false }
+            guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else {
+                return arguments.contains(socketPath)
+            }
+            return arguments.contains(socketPath) || String(decoding: environ, as: UTF8.self).contains("XDG_RUNTIME_DIR=\(root)/run")
+        }
+    }
+
+    func stopDaemons() {
+        for process in started where process.isRunning { process.terminate() }
+        for pid in daemonPIDs() { kill(pid, SIGTERM) }
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline && (started.contains { $0.isRunning } || !daemonPIDs().isEmpty) { usleep(20_000) }
+        for pid in daemonPIDs() { kill(pid, SIGKILL) }
+    }
+}
+
+/// A raw protocol connection, to send exactly the bytes a test wants.
+final class RawConnection {
+    let fd: FileDescriptor
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        fd = try UnixSocket.stream()
+        do { try UnixSocket.connect(fd, path: path) } catch {
+            fd.close()
+            throw error
+        }
+        UnixSocket.setTimeouts(fd, seconds: 10)
+    }
+
+    func close() { fd.close() }
+
+    func send(_ text: String) throws { try fd.sendAll(Array(text.utf8)) }
+    func send(_ bytes: [UInt8]) throws { try fd.sendAll(bytes) }
+
+    /// The next response line as JSON, or nil when the daemon closed the connection.
+    func receive() throws -> [String: Any]? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            if count == 0 { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    func request(_ json: String) throws -> [String: Any]? {
+        try send(json + "\n")
+        return try receive()
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
+    var ok: Bool { self["ok"] as? Bool == true }
+}
