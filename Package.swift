@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "vault-store-tool"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
-        .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultProtocol", "VaultCore"]),
+        .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultProtocol", "VaultCore", "vaultd"]),
         // Runs the built vaultd and vaultctl binaries.
         .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore"]),
     ],

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import VaultClient
+import VaultCore
+
+/// The async library API against a real vaultd (the built binary, in a private directory).
+@Suite struct VaultClientTests {
+    final class Daemon: @unchecked Sendable {
+        let root: String
+        let process = Process()
+
+        init() throws {
+            var template = Array("/tmp/vault-client-XXXXXX".utf8CString)
+            root = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+            FileManager.default.createFile(atPath: root + "/pass", contents: Data("client test\n".utf8), attributes: [.posixPermissions: 0o600])
+            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("vaultd").path), directory.path != "/" {
+                directory = directory.deletingLastPathComponent()
+            }
+            process.executableURL = directory.appendingPathComponent("vaultd")
+            process.arguments = ["--socket", root + "/run/vault.sock"]
+            process.environment = ["VAULT_FILE": root + "/data/vault.db", "VAULT_PASSPHRASE_FILE": root + "/pass", "VAULT_KDF_LOG2N": "14", "PATH": "/usr/bin:/bin"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            for _ in 0..<500 where !FileManager.default.fileExists(atPath: root + "/run/vault.sock") { usleep(10_000) }
+        }
+
+        deinit {
+            process.terminate()
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: root)
+        }
+
+        var socket: String { root + "/run/vault.sock" }
+    }
+
+    @Test func theAsyncAPICoversEveryOperation() async throws {
+        let daemon = try Daemon()
+        let vault = VaultClient(socketPath: daemon.socket, autostart: false)
+        let stored = try await vault.set(service: "api.example.com", account: "bot", secret: SecretBytes([0, 1, 2]), label: "Bot")
+        #expect(stored.label == "Bot")
+        let item = try await vault.get(service: "api.example.com", account: "bot")
+        #expect(item.secret == SecretBytes([0, 1, 2]))
+        #expect(item.metadata.secret == nil && item.metadata.secretBase64 == nil)
+        try await vault.add(service: "api.example.com", account: "human", secret: SecretBytes(utf8: "pw"))
+        #expect(try await vault.list(service: "api.example.com").map(\.account) == ["bot", "human"])
+        let status = try await vault.status()
+        #expect(status.backend == "file" && !status.locked && status.items == 2)
+        try await vault.delete(service: "api.example.com", account: "human")
+        try await vault.lock()
+        await #expect { try await vault.get(service: "api.example.com", account: "bot") } throws: {
+            ($0 as? VaultClientError)?.code == .locked
+        }
+        try await vault.unlock(passphrase: SecretBytes(utf8: "client test"))
+        #expect(try await vault.get(service: "api.example.com", account: "bot").secret == SecretBytes([0, 1, 2]))
+    }
+
+    @Test func errorsMirrorTheProtocolCodes() async throws {
+        let daemon = try Daemon()
+        let vault = VaultClient(socketPath: daemon.socket, autostart: false)
+        await #expect(throws: VaultClientError.self) { try await vault.get(service: "none", account: "none") }
+        do {
+            _ = try await vault.get(service: "none", account: "none")
+        } catch let error as VaultClientError {
+            #expect(error.code == .notFound)
+        }
+        try await vault.add(service: "s", account: "a", secret: SecretBytes(utf8: "1"))
+        await #expect { try await vault.add(service: "s", account: "a", secret: SecretBytes(utf8: "2")) } throws: {
+            ($0 as? VaultClientError)?.code == .duplicate
+        }
+        await #expect { try await vault.unlock(passphrase: SecretBytes(utf8: "wrong")) } throws: {
+            ($0 as? VaultClientError)?.code == .wrongPassphrase
+        }
+        let nowhere = VaultClient(socketPath: daemon.root + "/no/such.sock", autostart: false)
+        await #expect { try await nowhere.status() } throws: { ($0 as? VaultClientError)?.code == .unavailable }
+    }
+
+    @Test func concurrentCallsFromManyTasksAreAllAnswered() async throws {
+        let daemon = try Daemon()
+        let vault = VaultClient(socketPath: daemon.socket, autostart: false)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try await vault.set(service: "tasks", account: "t\(index)", secret: SecretBytes(utf8: "v\(index)"))
+                    let secret = try await vault.get(service: "tasks", account: "t\(index)").secret
+                    #expect(secret == SecretBytes(utf8: "v\(index)"))
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await vault.list(service: "tasks").count == 40)
+    }
+}

@@ -1,0 +1,98 @@
+import Testing
+import VaultCore
+import VaultProtocol
+
+@Suite struct LineBufferTests {
+    @Test func splitsLinesAcrossChunksAndDropsCR() {
+        var buffer = LineBuffer(limit: 100)
+        buffer.append(Array("{\"a\":1}\r\n{\"b\"".utf8))
+        #expect(buffer.next() == .line(Array("{\"a\":1}".utf8)))
+        #expect(buffer.next() == .needMore)
+        buffer.append(Array(":2}\n".utf8))
+        #expect(buffer.next() == .line(Array("{\"b\":2}".utf8)))
+        #expect(buffer.next() == .needMore)
+        #expect(buffer.isEmpty)
+    }
+
+    @Test func refusesALongLineBeforeItIsComplete() {
+        var buffer = LineBuffer(limit: 10)
+        buffer.append([UInt8](repeating: 65, count: 11))
+        #expect(buffer.next() == .tooLong)
+        var complete = LineBuffer(limit: 10)
+        complete.append([UInt8](repeating: 65, count: 11) + [10])
+        #expect(complete.next() == .tooLong)
+        var exact = LineBuffer(limit: 10)
+        exact.append([UInt8](repeating: 65, count: 10) + [10])
+        #expect(exact.next() == .line([UInt8](repeating: 65, count: 10)))
+    }
+}
+
+@Suite struct MessageCodecTests {
+    @Test func decodeErrorsNameTheField() {
+        #expect { try MessageCodec.decode(Request.self, from: Array(#"{"op":"get","service":3}"#.utf8)) } throws: {
+            "\($0)".contains("field 'service' must be a string")
+        }
+        #expect { try MessageCodec.decode(Request.self, from: Array(#"{"id":1}"#.utf8)) } throws: {
+            "\($0)".contains("missing field 'op'")
+        }
+        #expect { try MessageCodec.decode(Request.self, from: Array("nope".utf8)) } throws: {
+            "\($0)".contains("malformed JSON")
+        }
+    }
+
+    @Test func responsesEncodeAsOneLineWithTheDocumentedShape() throws {
+        let line = MessageCodec.encode(Response.failure(.number(7), code: "not_found", message: "no item"))
+        #expect(line.last == 10)
+        #expect(line.dropLast().contains(10) == false)
+        #expect(String(decoding: line, as: UTF8.self) == #"{"error":{"code":"not_found","message":"no item"},"id":7,"ok":false}"# + "\n")
+        let success = String(decoding: MessageCodec.encode(Response.success(.string("a"))), as: UTF8.self)
+        #expect(success == #"{"id":"a","ok":true,"result":{}}"# + "\n")
+    }
+
+    @Test func idsRoundTripAsStringsNumbersOrNull() throws {
+        for (json, id) in [(#"{"id":"x","op":"status"}"#, RequestID.string("x")), (#"{"id":42,"op":"status"}"#, .number(42))] {
+            #expect(try MessageCodec.decode(Request.self, from: Array(json.utf8)).id == id)
+        }
+        // Absent and null ids are the same: the response carries "id":null.
+        #expect(try MessageCodec.decode(Request.self, from: Array(#"{"id":null,"op":"status"}"#.utf8)).id == nil)
+        #expect(try MessageCodec.decode(Request.self, from: Array(#"{"op":"status"}"#.utf8)).id == nil)
+        #expect(String(decoding: MessageCodec.encode(Response.success(nil)), as: UTF8.self).contains(#""id":null"#))
+        #expect(throws: VaultError.self) { try MessageCodec.decode(Request.self, from: Array(#"{"id":[1],"op":"status"}"#.utf8)) }
+    }
+}
+
+@Suite struct WireSecretTests {
+    @Test func textTravelsAsTextAndBytesAsBase64() throws {
+        #expect(WireSecret.encode(SecretBytes(utf8: "pässword")) == ("pässword", nil))
+        let binary = SecretBytes([0xff, 0x00, 0xc3])
+        let encoded = WireSecret.encode(binary)
+        #expect(encoded.text == nil)
+        #expect(encoded.base64 == "/wDD")
+        #expect(try WireSecret.decode(text: nil, base64: "/wDD", field: "secret") == binary)
+        #expect(try WireSecret.decode(text: nil, base64: nil, field: "secret") == nil)
+        #expect(throws: VaultError.self) { try WireSecret.decode(text: "a", base64: "YQ==", field: "secret") }
+        #expect(throws: VaultError.self) { try WireSecret.decode(text: nil, base64: "***", field: "secret") }
+    }
+
+    @Test func timestampsAreRFC3339UTCWithMilliseconds() {
+        #expect(Timestamp.rfc3339(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(milliseconds: 1_796_040_245_123) == "2026-11-30T12:04:05.123Z")
+    }
+
+    @Test func socketLocationFollowsTheDocumentedOrder() {
+        #expect(SocketLocation.path(explicit: "/x.sock", environment: ["VAULT_SOCKET": "/y.sock"]) == "/x.sock")
+        #expect(SocketLocation.path(environment: ["VAULT_SOCKET": "/y.sock", "XDG_RUNTIME_DIR": "/run/user/1"]) == "/y.sock")
+        #expect(SocketLocation.path(environment: ["XDG_RUNTIME_DIR": "/run/user/1"]) == "/run/user/1/vault/vault.sock")
+        #expect(SocketLocation.path(environment: [:]).hasPrefix("/tmp/vault-"))
+    }
+
+    @Test func durationsParseTheUsualUnits() {
+        #expect(DurationText.seconds("90") == 90)
+        #expect(DurationText.seconds("15m") == 900)
+        #expect(DurationText.seconds("2h") == 7200)
+        #expect(DurationText.seconds("1d") == 86400)
+        #expect(DurationText.seconds("0") == nil)
+        #expect(DurationText.seconds("-5s") == nil)
+        #expect(DurationText.seconds("soon") == nil)
+    }
+}
