@@ -41,6 +41,13 @@ let package = Package(
         .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore", "VaultStores", "VaultProtocol"]),
         .executableTarget(name: "vaultctl", dependencies: ["VaultClient", "VaultCore", "VaultProtocol"]),
 
+        // Benchmark: the daemon's request round trip (scripts/bench runs it).
+        .executableTarget(
+            name: "vault-bench",
+            dependencies: ["VaultClient", "VaultCore", "VaultProtocol"],
+            path: "Benchmarks/vault-bench"
+        ),
+
         // Test-only driver that exercises the file store from separate processes
         // (crash safety, concurrent writers, full disks).
         .executableTarget(

@@ -17,10 +17,16 @@ public final class RequestDispatcher: Sendable {
 
     /// Answers one request line.
     public func handle(line: [UInt8]) -> Response {
-        // The id first, leniently, so even a request with bad fields gets its id back.
-        let id = (try? MessageCodec.decode(RequestEnvelope.self, from: line))?.id
+        let request: Request
         do {
-            let request = try MessageCodec.decode(Request.self, from: line)
+            request = try MessageCodec.decode(Request.self, from: line)
+        } catch {
+            // Decode the id alone, leniently, so even a request with bad fields gets its id back.
+            let id = (try? MessageCodec.decode(RequestEnvelope.self, from: line))?.id
+            return .failure(id, code: VaultErrorCode.badRequest.rawValue, message: "\(error)")
+        }
+        let id = request.id
+        do {
             guard let operation = Operation(rawValue: request.op) else {
                 let known = Operation.allCases.map(\.rawValue).joined(separator: ", ")
                 throw VaultError.invalidInput("unknown op '\(request.op.replacingControlCharacters())'; known ops: \(known)")

@@ -82,6 +82,10 @@ public enum AESGCM {
         }
     }
 
+    /// The provider's AES-256-GCM, fetched once: with OpenSSL 3, passing `EVP_aes_256_gcm()` to
+    /// every init makes OpenSSL look the implementation up again each time.
+    nonisolated(unsafe) private static let cipher: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) ?? EVP_aes_256_gcm()
+
     private static func check(key: SecretBytes, nonce: [UInt8]) throws {
         guard key.count == keySize else { throw CryptoError.invalidParameters("AES-256 key must be \(keySize) bytes") }
         guard nonce.count == nonceSize else { throw CryptoError.invalidParameters("GCM nonce must be \(nonceSize) bytes") }
@@ -102,7 +106,7 @@ public enum AESGCM {
             let ok = key.withUnsafeBytes { keyBuffer in
                 nonce.withUnsafeBufferPointer { nonceBuffer in
                     EVP_CipherInit_ex(
-                        pointer, EVP_aes_256_gcm(), nil,
+                        pointer, AESGCM.cipher, nil,
                         keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), nonceBuffer.baseAddress,
                         encrypt ? 1 : 0)
                 }
