@@ -8,8 +8,8 @@ import VaultCore
 import VaultProtocol
 import VaultStores
 
-/// vaultd: accepts connections, checks each peer's uid, hands requests to the dispatcher,
-/// closes idle connections, auto-locks, and shuts down gracefully on SIGTERM or SIGINT.
+/// vaultd: accepts connections, checks each peer's uid, gives each admitted connection a thread
+/// (at most `maxConnections`), auto-locks, and shuts down gracefully on SIGTERM or SIGINT.
 public final class Daemon: @unchecked Sendable {
     public let configuration: DaemonConfiguration
     public let logger: Logger
@@ -17,7 +17,6 @@ public final class Daemon: @unchecked Sendable {
     let service: StoreService
     let dispatcher: RequestDispatcher
     private let acceptQueue = DispatchQueue(label: "vaultd.accept")
-    private let workers = DispatchQueue(label: "vaultd.workers", attributes: .concurrent)
     private let connections = Mutex<[Int: Connection]>([:])
     private let inFlight = DispatchGroup()
     private var acceptSource: DispatchSourceRead?
@@ -117,28 +116,26 @@ public final class Daemon: @unchecked Sendable {
                 continue
             }
             nextConnection += 1
-            let connection = Connection(
-                number: nextConnection, fd: client, peerPID: pid, dispatcher: dispatcher, logger: logger, target: workers)
             let number = nextConnection
+            let connection = Connection(
+                number: number, fd: client, peerPID: pid, dispatcher: dispatcher, logger: logger,
+                idleTimeout: configuration.idleTimeout)
             connections.withLock { $0[number] = connection }
             inFlight.enter()
-            connection.start { [self] in
+            let started = connection.start { [self] in
                 connections.withLock { _ = $0.removeValue(forKey: number) }
                 inFlight.leave()
+            }
+            if !started {
+                logger.error("could not start a thread for connection \(number) from pid \(pid); closing it")
+                connections.withLock { _ = $0.removeValue(forKey: number) }
+                inFlight.leave()
+                client.close()
             }
         }
     }
 
     private func startTimers() {
-        let idle = configuration.idleTimeout
-        let sweep = DispatchSource.makeTimerSource(queue: acceptQueue)
-        sweep.schedule(deadline: .now() + 1, repeating: min(max(idle / 4, 0.25), 5))
-        sweep.setEventHandler { [self] in
-            for connection in connections.withLock({ Array($0.values) }) { connection.closeIfIdle(longerThan: idle) }
-        }
-        sweep.resume()
-        timers.append(sweep)
-
         if let lockAfter = configuration.lockAfter {
             let autoLock = DispatchSource.makeTimerSource(queue: acceptQueue)
             autoLock.schedule(deadline: .now() + 1, repeating: min(max(lockAfter / 4, 0.25), 10))
@@ -165,7 +162,7 @@ public final class Daemon: @unchecked Sendable {
         acceptSource?.cancel()
         listener.close()
         for timer in timers { timer.cancel() }
-        for connection in connections.withLock({ Array($0.values) }) { connection.close() }
+        for connection in connections.withLock({ Array($0.values) }) { connection.stopReading() }
         if inFlight.wait(timeout: .now() + 10) == .timedOut {
             logger.warning("some connections did not finish within 10 s")
         }

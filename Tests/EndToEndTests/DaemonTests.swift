@@ -100,6 +100,10 @@ import VaultCore
         try connection.send(#"{"id":11,"op":"status"}"# + "\n" + #"{"id":12,"op":"list"}"# + "\n")
         #expect(try connection.receive()?["id"] as? Int == 11)
         #expect(try connection.receive()?["id"] as? Int == 12)
+        // Deep nesting must not exhaust a connection thread's stack.
+        for attack in [String(repeating: "[", count: 200_000), #"{"id":"# + String(repeating: "[", count: 100_000)] {
+            #expect(try connection.request(attack)?.errorCode == "bad_request")
+        }
         let status = try connection.request(#"{"id":13,"op":"status"}"#)
         #expect(status?.ok == true)
     }

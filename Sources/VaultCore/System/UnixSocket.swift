@@ -49,6 +49,12 @@ public enum UnixSocket {
         _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// How long a blocking receive waits before failing with EAGAIN (an idle timeout).
+    public static func setReceiveTimeout(_ fd: FileDescriptor, seconds: Double) {
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
+        _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     private static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) throws -> R {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
