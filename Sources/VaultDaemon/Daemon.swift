@@ -39,7 +39,7 @@ public final class Daemon: @unchecked Sendable {
     /// starts serving. Returns once serving; call `dispatchMain()` afterwards.
     public func start(inheritedSocket: FileDescriptor?) throws {
         if let inheritedSocket {
-            listener.adopt(inheritedSocket)
+            try listener.adopt(inheritedSocket)
             logger.info("using the socket passed by systemd for \(configuration.socketPath)")
         } else {
             try listener.bind()

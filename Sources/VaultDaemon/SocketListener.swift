@@ -69,7 +69,16 @@ public final class SocketListener: @unchecked Sendable {
     }
 
     /// Adopts a socket passed by systemd socket activation (fd 3 when LISTEN_PID is us).
-    public func adopt(_ fd: FileDescriptor) {
+    public func adopt(_ fd: FileDescriptor) throws {
+        // Hold the instance lock too, so a vaultd started by hand on the same path sees this one
+        // running instead of taking systemd's socket for a stale one.
+        if let lock = try? FileDescriptor.open(path + ".lock", O_RDWR | O_CREAT, mode: 0o600) {
+            guard (try? lock.tryLockExclusive()) == true else {
+                lock.close()
+                throw SetupError.alreadyRunning("vaultd is already running on \(path)")
+            }
+            instanceLock = lock
+        }
         let flags = fcntl(fd.rawValue, F_GETFL)
         _ = fcntl(fd.rawValue, F_SETFL, flags | O_NONBLOCK)
         _ = fcntl(fd.rawValue, F_SETFD, FD_CLOEXEC)

@@ -209,10 +209,14 @@ import VaultCore
         let notifyPath = vault.root + "/notify.sock"
         let notify = try DatagramListener(path: notifyPath)
         defer { notify.close() }
-        let daemon = try vault.startDaemon([], environment: ["NOTIFY_SOCKET": notifyPath])
+        let daemon = try vault.startDaemon([], environment: ["NOTIFY_SOCKET": notifyPath], waitUntilServing: false)
         let ready = notify.receive(timeout: 5) ?? ""
         #expect(ready.contains("READY=1"))
         #expect(ready.contains("STATUS=serving on"))
+        // The moment READY=1 arrives, the socket answers: no retry, no wait.
+        let connection = try RawConnection(path: vault.socketPath)
+        #expect(try connection.request(#"{"id":1,"op":"status"}"#)?.ok == true)
+        connection.close()
         daemon.terminate()
         daemon.waitUntilExit()
         #expect(notify.receive(timeout: 5)?.contains("STOPPING=1") == true)

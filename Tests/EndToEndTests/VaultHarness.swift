@@ -85,7 +85,7 @@ final class VaultHarness: @unchecked Sendable {
     }
 
     /// Starts vaultd in the foreground of a child process and waits until it answers.
-    func startDaemon(_ arguments: [String] = [], environment extra: [String: String] = [:]) throws -> Process {
+    func startDaemon(_ arguments: [String] = [], environment extra: [String: String] = [:], waitUntilServing: Bool = true) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.vaultd)
         process.arguments = ["--log-file", root + "/vaultd-foreground.log"] + arguments
@@ -94,7 +94,7 @@ final class VaultHarness: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         started.append(process)
-        try waitForSocket()
+        if waitUntilServing { try waitForSocket() }
         return process
     }
 
