@@ -19,14 +19,20 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CLibSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+
         // Small C helpers Swift cannot import: SO_PEERCRED's ucred, prctl, posix_spawn with setsid.
         .target(name: "CVaultShims"),
 
         // Item model, errors, the store protocol, secret bytes, the crypto and syscall wrappers.
         .target(name: "VaultCore", dependencies: ["COpenSSL"]),
 
-        // One folder per backend: InMemory/, EncryptedFile/.
-        .target(name: "VaultStores", dependencies: ["VaultCore", "COpenSSL"]),
+        // One folder per backend: InMemory/, EncryptedFile/, SecretService/.
+        .target(name: "VaultStores", dependencies: ["VaultCore", "COpenSSL", "CLibSecret"]),
 
         // The wire format shared by daemon and clients (docs/protocol.md).
         .target(name: "VaultProtocol", dependencies: ["VaultCore"]),

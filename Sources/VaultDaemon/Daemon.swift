@@ -54,6 +54,7 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private func unlockAtStart() {
+        guard service.store is EncryptedFileStore else { return }
         guard let source = configuration.passphraseSource else {
             service.setLockReason("no passphrase source at start: run 'vaultctl unlock'")
             logger.info("starting locked: no non-interactive passphrase source; run 'vaultctl unlock'")

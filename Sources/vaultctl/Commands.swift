@@ -91,6 +91,11 @@ struct Commands {
             Output.error("the vault is already unlocked")
             return
         }
+        guard status.backend == "file" else {
+            // The Secret Service unlocks its own collection (it may show its own prompt).
+            _ = try session.send(Request(op: .unlock))
+            return
+        }
         let passphrase: SecretBytes
         if SecretInput.stdinIsTerminal {
             passphrase = status.exists

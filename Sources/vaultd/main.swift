@@ -16,7 +16,7 @@ let usage = """
     options:
       --socket PATH          listen here (default: $VAULT_SOCKET, $XDG_RUNTIME_DIR/vault/vault.sock,
                              or /tmp/vault-UID/vault.sock)
-      --backend file         the store to use (default: file, the encrypted file store)
+      --backend NAME         auto (default), secret-service or file; or VAULT_BACKEND
       --lock-after DURATION  drop keys after this long without a request (e.g. 15m, 2h)
       --idle-timeout DURATION  close client connections idle this long (default: 5m)
       --max-connections N    refuse connections beyond N at once (default: 128)
@@ -24,8 +24,9 @@ let usage = """
       --verbose              log every request (names only, never secrets)
       --version, --help
 
-    environment: VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY, VAULT_PASSPHRASE,
-    VAULT_KDF_LOG2N (scrypt cost of new vaults, 14-22, default 17). See the README.
+    environment: VAULT_BACKEND, VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY,
+    VAULT_PASSPHRASE, VAULT_KDF_LOG2N (scrypt cost of new vaults, 14-22, default 17),
+    VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5). See the README.
 
     """
 
@@ -42,6 +43,7 @@ var idleTimeout = 300.0
 var maxConnections = 128
 var logFile: String?
 var verbose = false
+var backendText: String?
 
 var arguments = CommandLine.arguments.dropFirst()
 @MainActor func value(for flag: String) -> String {
@@ -51,9 +53,7 @@ var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--socket": explicitSocket = value(for: argument)
-    case "--backend":
-        let backend = value(for: argument)
-        guard backend == "file" else { die("unknown backend '\(backend)'; this build offers: file", code: 2) }
+    case "--backend": backendText = value(for: argument)
     case "--lock-after":
         let text = value(for: argument)
         guard let seconds = DurationText.seconds(text) else { die("--lock-after takes a duration such as 15m or 2h, got '\(text)'", code: 2) }
@@ -125,10 +125,22 @@ configuration.maxConnections = maxConnections
 configuration.kdfParameters = kdf
 configuration.passphraseSource = PassphraseSource.resolve(environment: environment, allowTerminal: false)
 
-let store = EncryptedFileStore(path: vaultFile, options: .init(kdfParameters: kdf))
-let daemon = Daemon(
-    configuration: configuration, store: store,
-    backendReason: "the encrypted file store (\(vaultFile)) is the only store in this build", logger: logger)
+let preference: StoreSelector.Preference
+do {
+    preference = try StoreSelector.preference(backendText ?? environment["VAULT_BACKEND"])
+} catch {
+    die("\(error)", code: 2)
+}
+var secretServiceTimeout = 5.0
+if let text = environment["VAULT_SECRET_SERVICE_TIMEOUT"] {
+    guard let seconds = DurationText.seconds(text) else { die("VAULT_SECRET_SERVICE_TIMEOUT takes a duration such as 5 or 10s, got '\(text)'", code: 2) }
+    secretServiceTimeout = seconds
+}
+let selection = StoreSelector.select(preference, environment: environment, secretServiceTimeout: secretServiceTimeout) {
+    EncryptedFileStore(path: vaultFile, options: .init(kdfParameters: kdf))
+}
+if !(selection.store is EncryptedFileStore) { configuration.passphraseSource = nil }
+let daemon = Daemon(configuration: configuration, store: selection.store, backendReason: selection.reason, logger: logger)
 do {
     try daemon.start(inheritedSocket: inheritedSocket)
 } catch let error as SocketListener.SetupError {

@@ -26,7 +26,7 @@ import VaultCore
         let arguments = ["/usr/bin/systemd-socket-activate", "--listen=" + vault.socketPath]
             + ["VAULT_PASSPHRASE_FILE", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "VAULT_KDF_LOG2N", "HOME"].map { "--setenv=\($0)=\(vault.environment[$0]!)" }
             + [VaultHarness.vaultd, "--log-file", vault.root + "/activated.log"]
-        let activator = try spawnDirectly(arguments)
+        let activator = try vault.spawnDirectly(arguments)
         defer {
             kill(activator, SIGTERM)
             var status: Int32 = 0
@@ -92,21 +92,6 @@ import VaultCore
         #expect(used.count > 20, "the trace looks empty")
         #expect(used.subtracting(allowed).sorted() == [], "system calls outside @system-service")
         #expect(writableExecutable.isEmpty, "\(writableExecutable.prefix(3))")
-    }
-
-    /// posix_spawn without Foundation, output discarded.
-    func spawnDirectly(_ arguments: [String]) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
-        guard result == 0 else { throw Errno(result) }
-        return pid
     }
 
     static func allowedSyscalls() throws -> Set<String> {

@@ -21,6 +21,7 @@ final class VaultHarness: @unchecked Sendable {
         environment["XDG_DATA_HOME"] = root + "/data"
         environment["HOME"] = root + "/home"
         environment["VAULT_KDF_LOG2N"] = "14"
+        environment["VAULT_BACKEND"] = "file"
         if passphraseFile { environment["VAULT_PASSPHRASE_FILE"] = root + "/passphrase" }
         self.environment = environment
     }
@@ -96,6 +97,24 @@ final class VaultHarness: @unchecked Sendable {
         started.append(process)
         if waitUntilServing { try waitForSocket() }
         return process
+    }
+
+    /// posix_spawn without Foundation (whose Process mistakes a child that closes its inherited
+    /// descriptors for one that exited). stdin from `stdinPath`, output to `logPath` or discarded.
+    func spawnDirectly(_ arguments: [String], environment extra: [String: String] = [:], stdinPath: String? = nil, logPath: String? = nil) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdinPath ?? "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = environment.merging(extra) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, arguments[0], &actions, nil, &argv, &envp)
+        guard result == 0 else { throw Errno(result) }
+        return pid
     }
 
     var foregroundLog: String { (try? String(contentsOfFile: root + "/vaultd-foreground.log", encoding: .utf8)) ?? "" }

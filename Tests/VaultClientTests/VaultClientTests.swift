@@ -20,7 +20,7 @@ import VaultCore
             }
             process.executableURL = directory.appendingPathComponent("vaultd")
             process.arguments = ["--socket", root + "/run/vault.sock"]
-            process.environment = ["VAULT_FILE": root + "/data/vault.db", "VAULT_PASSPHRASE_FILE": root + "/pass", "VAULT_KDF_LOG2N": "14", "PATH": "/usr/bin:/bin"]
+            process.environment = ["VAULT_FILE": root + "/data/vault.db", "VAULT_PASSPHRASE_FILE": root + "/pass", "VAULT_KDF_LOG2N": "14", "VAULT_BACKEND": "file", "PATH": "/usr/bin:/bin"]
             process.standardError = FileHandle.nullDevice
             try process.run()
             for _ in 0..<500 where !FileManager.default.fileExists(atPath: root + "/run/vault.sock") { usleep(10_000) }
