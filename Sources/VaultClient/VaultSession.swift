@@ -48,21 +48,27 @@ public final class VaultSession {
         lines.clear()
     }
 
+    /// Sends one request and reads its answer. A request is never sent twice: if vaultd goes away
+    /// after receiving it, it may already have acted on it (an add, a delete).
     private func exchange(_ bytes: [UInt8]) throws -> Response {
-        // A daemon restarted since our last request closed our connection: reconnect once.
-        var lastError = Errno(ECONNRESET)
-        for _ in 0..<2 {
-            let connection = try connected()
-            do {
-                try connection.sendAll(bytes)
-                return try readResponse(connection)
-            } catch let error as Errno where error == Errno(EPIPE) || error == Errno(ECONNRESET) {
-                close()
-                lastError = error
-            }
+        let connection = try connected()
+        do {
+            try connection.sendAll(bytes)
+            return try readResponse(connection)
+        } catch let error as Errno where error == Errno(EPIPE) || error == Errno(ECONNRESET) {
+            close()
+            throw VaultClientError.unavailable(
+                "vaultd on \(socketPath) closed the connection without answering (\(error)); it serves only the user it runs as, and may have stopped: see its log")
         }
-        throw VaultClientError.unavailable(
-            "vaultd on \(socketPath) closed the connection without answering (\(lastError)); it serves only the user it runs as: see its log")
+    }
+
+    /// True when a kept connection was closed by vaultd (idle timeout, restart): checked before
+    /// sending, so a stale connection is replaced instead of failing the request.
+    private func isClosedByPeer(_ fd: FileDescriptor) -> Bool {
+        var byte: UInt8 = 0
+        let result = recv(fd.rawValue, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if result < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+        return true  // 0: closed; > 0: bytes nobody asked for, so the stream is out of step
     }
 
     private func readResponse(_ connection: FileDescriptor) throws -> Response {
@@ -99,7 +105,10 @@ public final class VaultSession {
     }
 
     private func connected() throws -> FileDescriptor {
-        if let fd { return fd }
+        if let fd {
+            if !isClosedByPeer(fd) { return fd }
+            close()
+        }
         if let fd = try? connectOnce() {
             self.fd = fd
             return fd

@@ -31,7 +31,8 @@ public final class Daemon: @unchecked Sendable {
         self.logger = logger
         listener = SocketListener(path: configuration.socketPath)
         service = StoreService(store: store, backendReason: backendReason)
-        dispatcher = RequestDispatcher(service: service, socketPath: configuration.socketPath, logger: logger)
+        dispatcher = RequestDispatcher(
+            service: service, catalog: StoreCatalog(configuration: configuration), socketPath: configuration.socketPath, logger: logger)
         notifier = ServiceNotifier(environment: configuration.environment)
     }
 
@@ -48,13 +49,14 @@ public final class Daemon: @unchecked Sendable {
         startAccepting()
         startTimers()
         installSignalHandlers()
-        logger.info("vaultd \(VaultVersion.string) serving on \(configuration.socketPath) with the \(service.store.backendName) store (\(service.backendReason))")
+        let (store, reason) = service.current
+        logger.info("vaultd \(VaultVersion.string) serving on \(configuration.socketPath) with the \(store.backendName) store (\(reason))")
         // Requests queue behind the start-up unlock on the store queue, so READY=1 can go out now.
-        notifier.notify("READY=1\nSTATUS=serving on \(configuration.socketPath), \(service.store.backendName) store\nMAINPID=\(getpid())")
+        notifier.notify("READY=1\nSTATUS=serving on \(configuration.socketPath), \(store.backendName) store\nMAINPID=\(getpid())")
     }
 
     private func unlockAtStart() {
-        guard service.store is EncryptedFileStore else { return }
+        guard service.current.store is EncryptedFileStore else { return }
         guard let source = configuration.passphraseSource else {
             service.setLockReason("no passphrase source at start: run 'vaultctl unlock'")
             logger.info("starting locked: no non-interactive passphrase source; run 'vaultctl unlock'")

@@ -15,6 +15,8 @@ public struct DaemonConfiguration: Sendable {
     public var maxConnections: Int = 128
     /// Where the passphrase for unlocking at start comes from; nil: start locked.
     public var passphraseSource: PassphraseSource?
+    /// Seconds any one Secret Service call may take.
+    public var secretServiceTimeout: Double = 5
     public var environment: [String: String]
 
     public init(socketPath: String, vaultFilePath: String, environment: [String: String]) {

@@ -6,11 +6,13 @@ import VaultStores
 /// stable code; nothing a client sends can crash the daemon.
 public final class RequestDispatcher: Sendable {
     let service: StoreService
+    let catalog: StoreCatalog
     let socketPath: String
     let logger: Logger
 
-    public init(service: StoreService, socketPath: String, logger: Logger) {
+    public init(service: StoreService, catalog: StoreCatalog, socketPath: String, logger: Logger) {
         self.service = service
+        self.catalog = catalog
         self.socketPath = socketPath
         self.logger = logger
     }
@@ -99,16 +101,41 @@ public final class RequestDispatcher: Sendable {
             }
             logger.info("passphrase changed")
             return ResultBody()
+        case .migrate:
+            return ResultBody(migration: try migrate(request))
+        case .doctor:
+            let reason = service.backendReason
+            let report = try service.perform { store in Doctor(catalog: catalog, active: store, activeReason: reason).run() }
+            return ResultBody(doctor: report)
         }
     }
 
+    private func migrate(_ request: Request) throws -> MigrationBody {
+        guard let target = request.to else { throw VaultError.invalidInput("migrate needs 'to': file or secret-service") }
+        let source = service.current.store
+        guard target != source.backendName else {
+            throw VaultError.invalidInput("vaultd already uses the \(target) store; nothing to migrate")
+        }
+        let passphrase = try WireSecret.decode(text: request.passphrase, base64: nil, field: "passphrase")
+        let destination = try catalog.openStore(named: target, passphrase: passphrase)
+        logger.info("migrating every item from the \(source.backendName) store to the \(target) store")
+        let report = try service.migrate(to: destination, reason: "migrated from the \(source.backendName) store by 'vaultctl migrate' (set VAULT_BACKEND=\(target) to keep it after a restart)") { line in
+            logger.info("migrate: \(line)")
+        }
+        logger.info("migration done: \(report.copied) copied, \(report.alreadyPresent) already there, \(report.removed) removed, \(report.conflicts.count) conflict(s)")
+        return MigrationBody(
+            from: source.backendName, to: target, copied: report.copied, alreadyPresent: report.alreadyPresent,
+            removed: report.removed, conflicts: report.conflicts.map { KeyBody(service: $0.service, account: $0.account) })
+    }
+
     private func status() -> StatusBody {
+        let backendReason = service.backendReason
         let (storeStatus, exists) = (try? service.perform { store in
             (store.status(), (store as? EncryptedFileStore)?.fileExists ?? true)
         }) ?? (StoreStatus(backend: "unknown", isLocked: true, location: "", itemCount: nil), false)
         return StatusBody(
             version: VaultVersion.string, protocolVersion: VaultVersion.protocolVersion, pid: getpid(),
-            backend: storeStatus.backend, backendReason: service.backendReason, locked: storeStatus.isLocked,
+            backend: storeStatus.backend, backendReason: backendReason, locked: storeStatus.isLocked,
             location: storeStatus.location, exists: exists, items: storeStatus.itemCount, socket: socketPath,
             lockReason: storeStatus.isLocked ? service.currentLockReason : nil)
     }

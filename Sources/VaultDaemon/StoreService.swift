@@ -7,15 +7,32 @@ import VaultStores
 /// serializes writes. Tracks why the store is locked and when it was last used (for auto-lock).
 public final class StoreService: @unchecked Sendable {
     // Mutable state below is touched only on `queue`.
-    public let store: any VaultStore
+    private var store: any VaultStore
     private let queue = DispatchQueue(label: "vaultd.store")
     private var lockReason: String?
     private var lastUse = Clock.monotonicSeconds()
-    public let backendReason: String
+    private var reason: String
 
     public init(store: any VaultStore, backendReason: String) {
         self.store = store
-        self.backendReason = backendReason
+        reason = backendReason
+    }
+
+    /// The store in use and why it was chosen.
+    public var current: (store: any VaultStore, reason: String) { queue.sync { (store, reason) } }
+
+    public var backendReason: String { queue.sync { reason } }
+
+    /// Moves every item to `destination` (see `StoreMigration`) and then serves from it.
+    public func migrate(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
+        try queue.sync {
+            lastUse = Clock.monotonicSeconds()
+            let report = try StoreMigration.migrate(from: store, to: destination, progress: progress)
+            store = destination
+            reason = newReason
+            lockReason = nil
+            return report
+        }
     }
 
     /// Runs `body` on the store queue and waits for it. Callers are connection queues (Dispatch

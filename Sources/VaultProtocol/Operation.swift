@@ -2,4 +2,5 @@
 public enum Operation: String, Sendable, CaseIterable, Codable {
     case status, get, add, set, delete, list, lock, unlock
     case changePassphrase = "change_passphrase"
+    case migrate, doctor
 }

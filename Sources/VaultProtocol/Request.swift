@@ -11,9 +11,11 @@ public struct Request: Codable, Sendable {
     public var comment: String?
     public var passphrase: String?
     public var newPassphrase: String?
+    /// `migrate`: the destination store, "file" or "secret-service".
+    public var to: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, op, service, account, secret, label, comment, passphrase
+        case id, op, service, account, secret, label, comment, passphrase, to
         case secretBase64 = "secret_b64"
         case newPassphrase = "new_passphrase"
     }
@@ -21,7 +23,7 @@ public struct Request: Codable, Sendable {
     public init(
         id: RequestID? = nil, op: Operation, service: String? = nil, account: String? = nil, secret: String? = nil,
         secretBase64: String? = nil, label: String? = nil, comment: String? = nil, passphrase: String? = nil,
-        newPassphrase: String? = nil
+        newPassphrase: String? = nil, to: String? = nil
     ) {
         self.id = id
         self.op = op.rawValue
@@ -33,6 +35,7 @@ public struct Request: Codable, Sendable {
         self.comment = comment
         self.passphrase = passphrase
         self.newPassphrase = newPassphrase
+        self.to = to
     }
 }
 

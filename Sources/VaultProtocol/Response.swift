@@ -32,11 +32,87 @@ public struct ResultBody: Codable, Sendable {
     public var items: [ItemBody]?
     // status
     public var status: StatusBody?
+    // migrate
+    public var migration: MigrationBody?
+    // doctor
+    public var doctor: DoctorBody?
 
-    public init(item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil) {
+    public init(item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil, doctor: DoctorBody? = nil) {
         self.item = item
         self.items = items
         self.status = status
+        self.migration = migration
+        self.doctor = doctor
+    }
+}
+
+/// What `migrate` did. `conflicts` are keys present in both stores with different secrets: both kept.
+public struct MigrationBody: Codable, Sendable, Equatable {
+    public var from: String
+    public var to: String
+    public var copied: Int
+    public var alreadyPresent: Int
+    public var removed: Int
+    public var conflicts: [KeyBody]
+
+    enum CodingKeys: String, CodingKey {
+        case from, to, copied, removed, conflicts
+        case alreadyPresent = "already_present"
+    }
+
+    public init(from: String, to: String, copied: Int, alreadyPresent: Int, removed: Int, conflicts: [KeyBody]) {
+        self.from = from
+        self.to = to
+        self.copied = copied
+        self.alreadyPresent = alreadyPresent
+        self.removed = removed
+        self.conflicts = conflicts
+    }
+}
+
+public struct KeyBody: Codable, Sendable, Equatable {
+    public var service: String
+    public var account: String
+
+    public init(service: String, account: String) {
+        self.service = service
+        self.account = account
+    }
+}
+
+/// `doctor`: every check of every store, and whether the store in use works.
+public struct DoctorBody: Codable, Sendable, Equatable {
+    public var selected: String
+    public var selectedReason: String
+    public var selectedWorks: Bool
+    public var checks: [CheckBody]
+
+    enum CodingKeys: String, CodingKey {
+        case selected, checks
+        case selectedReason = "selected_reason"
+        case selectedWorks = "selected_works"
+    }
+
+    public init(selected: String, selectedReason: String, selectedWorks: Bool, checks: [CheckBody]) {
+        self.selected = selected
+        self.selectedReason = selectedReason
+        self.selectedWorks = selectedWorks
+        self.checks = checks
+    }
+}
+
+public struct CheckBody: Codable, Sendable, Equatable {
+    /// "secret-service" or "file".
+    public var store: String
+    public var name: String
+    public var ok: Bool
+    public var detail: String
+
+    public init(store: String, name: String, ok: Bool, detail: String) {
+        self.store = store
+        self.name = name
+        self.ok = ok
+        self.detail = detail
     }
 }
 

@@ -48,7 +48,7 @@ public enum StoreSelector {
     }
 
     /// Why there is no session bus to try, or nil when there may be one.
-    static func missingBus(_ environment: [String: String]) -> String? {
+    public static func missingBus(_ environment: [String: String]) -> String? {
         if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return nil }
         if let runtime = environment["XDG_RUNTIME_DIR"], (try? FileStatus.of(runtime + "/bus"))??.isSocket == true { return nil }
         return "there is no session bus (DBUS_SESSION_BUS_ADDRESS is unset and there is no $XDG_RUNTIME_DIR/bus)"

@@ -127,6 +127,66 @@ struct Commands {
         _ = try session.send(Request(op: .changePassphrase, passphrase: text(current), newPassphrase: text(new)))
     }
 
+    func migrate(_ arguments: ParsedArguments) throws {
+        try arguments.expect(0...0, "no arguments (use --to file|secret-service)")
+        guard let target = arguments.options["to"], ["file", "secret-service"].contains(target) else {
+            throw ParsedArguments.UsageError(message: "--to must be file or secret-service")
+        }
+        var request = Request(op: .migrate, to: target)
+        let result: ResultBody
+        do {
+            result = try session.send(request)
+        } catch let error as VaultClientError where error.code == .locked && target == "file" && error.message.contains("passphrase") {
+            // The file store needs its passphrase (or a new one): ask, then try again.
+            let passphrase: SecretBytes
+            if SecretInput.stdinIsTerminal {
+                let creating = error.message.contains("will be created")
+                passphrase = try SecretInput.prompt(creating ? "Choose a passphrase for the new file store: " : "File store passphrase: ", confirm: creating)
+            } else {
+                guard let line = try SecretInput.readLine() else { throw error }
+                passphrase = line
+            }
+            request.passphrase = text(passphrase)
+            result = try session.send(request)
+        }
+        guard let report = result.migration else { throw VaultClientError(code: .internal, message: "vaultd's answer has no migration report") }
+        if arguments.flags.contains("json") {
+            Output.json(report)
+            return
+        }
+        Output.line("moved from the \(report.from) store to the \(report.to) store: \(report.copied) copied, \(report.alreadyPresent) already there, \(report.removed) originals removed")
+        for conflict in report.conflicts {
+            Output.error("kept both copies of service '\(conflict.service)' account '\(conflict.account)': the \(report.to) store already had a different secret")
+        }
+        Output.line("vaultd now serves from the \(report.to) store; set VAULT_BACKEND=\(report.to) (or vaultd --backend \(report.to)) to keep it after a restart")
+        if !report.conflicts.isEmpty { throw VaultClientError(code: .duplicate, message: "\(report.conflicts.count) item(s) were left in the \(report.from) store because of conflicts") }
+    }
+
+    /// Exit status: 0 when the store in use works.
+    func doctor(_ arguments: ParsedArguments) throws -> Bool {
+        try arguments.expect(0...0, "no arguments")
+        let status = try session.send(Request(op: .status)).status
+        guard let report = try session.send(Request(op: .doctor)).doctor else {
+            throw VaultClientError(code: .internal, message: "vaultd's answer has no doctor report")
+        }
+        if arguments.flags.contains("json") {
+            Output.json(report)
+            return report.selectedWorks
+        }
+        if let status { Output.line("vaultd \(status.version) (pid \(status.pid)) answers on \(status.socket)") }
+        Output.line("store in use: \(report.selected) (\(report.selectedReason))")
+        for store in ["secret-service", "file"] {
+            Output.line("")
+            Output.line(store == "file" ? "Encrypted file store" : "Secret Service")
+            for check in report.checks where check.store == store {
+                Output.line("  \(check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail)")
+            }
+        }
+        Output.line("")
+        Output.line(report.selectedWorks ? "the store in use (\(report.selected)) works" : "the store in use (\(report.selected)) does NOT work: see FAIL above")
+        return report.selectedWorks
+    }
+
     private func text(_ secret: SecretBytes) -> String {
         secret.utf8String ?? String(decoding: secret.unprotectedBytes, as: UTF8.self)
     }

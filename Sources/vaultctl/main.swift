@@ -19,6 +19,8 @@ let usage = """
       lock                             drop keys from vaultd's memory
       unlock                           unlock (prompt, or passphrase on stdin)
       passwd                           change the passphrase (prompts, or two lines on stdin)
+      doctor [--json]                  check each store; exit 0 only when the one in use works
+      migrate --to file|secret-service move every item to the other store, verified
       version, help
 
     Secrets are never taken from the command line. Exit codes: 0 ok, 1 error, 2 usage,
@@ -69,6 +71,10 @@ do {
         try commands.unlock(ParsedArguments(rest, valued: [], switches: []))
     case "passwd":
         try commands.passwd(ParsedArguments(rest, valued: [], switches: []))
+    case "doctor":
+        if try !commands.doctor(ParsedArguments(rest, valued: [], switches: ["json"])) { exit(ExitCode.failure.rawValue) }
+    case "migrate":
+        try commands.migrate(ParsedArguments(rest, valued: ["to"], switches: ["json"]))
     case "version", "--version":
         Output.line("vaultctl \(VaultVersion.string)")
     case "help", "--help", "-h":

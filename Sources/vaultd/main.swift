@@ -139,7 +139,7 @@ if let text = environment["VAULT_SECRET_SERVICE_TIMEOUT"] {
 let selection = StoreSelector.select(preference, environment: environment, secretServiceTimeout: secretServiceTimeout) {
     EncryptedFileStore(path: vaultFile, options: .init(kdfParameters: kdf))
 }
-if !(selection.store is EncryptedFileStore) { configuration.passphraseSource = nil }
+configuration.secretServiceTimeout = secretServiceTimeout
 let daemon = Daemon(configuration: configuration, store: selection.store, backendReason: selection.reason, logger: logger)
 do {
     try daemon.start(inheritedSocket: inheritedSocket)

@@ -78,12 +78,12 @@ import VaultCore
         var used = Set<String>()
         var writableExecutable: [String] = []
         for line in try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n") {
-            let fields = line.split(separator: " ", maxSplits: 1)
-            guard fields.count == 2, let open = fields[1].firstIndex(of: "(") else { continue }
-            let name = String(fields[1][..<open])
+            // "PID  name(arguments) = result"; strace pads the pid column to its width.
+            let call = String(line.drop(while: { $0.isNumber }).drop(while: { $0 == " " }))
+            guard let open = call.firstIndex(of: "(") else { continue }
+            let name = String(call[..<open])
             guard name.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }), !name.isEmpty else { continue }
             used.insert(name)
-            let call = String(fields[1])
             if (name == "mmap" && call.contains("PROT_WRITE") && call.contains("PROT_EXEC"))
                 || ((name == "mprotect" || name == "pkey_mprotect") && call.contains("PROT_EXEC")) {
                 writableExecutable.append(call)

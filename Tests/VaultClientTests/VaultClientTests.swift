@@ -9,7 +9,7 @@ import VaultCore
         let root: String
         let process = Process()
 
-        init() throws {
+        init(arguments: [String] = []) throws {
             var template = Array("/tmp/vault-client-XXXXXX".utf8CString)
             root = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
             FileManager.default.createFile(atPath: root + "/pass", contents: Data("client test\n".utf8), attributes: [.posixPermissions: 0o600])
@@ -19,7 +19,7 @@ import VaultCore
                 directory = directory.deletingLastPathComponent()
             }
             process.executableURL = directory.appendingPathComponent("vaultd")
-            process.arguments = ["--socket", root + "/run/vault.sock"]
+            process.arguments = ["--socket", root + "/run/vault.sock"] + arguments
             process.environment = ["VAULT_FILE": root + "/data/vault.db", "VAULT_PASSPHRASE_FILE": root + "/pass", "VAULT_KDF_LOG2N": "14", "VAULT_BACKEND": "file", "PATH": "/usr/bin:/bin"]
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -74,6 +74,14 @@ import VaultCore
         }
         let nowhere = VaultClient(socketPath: daemon.root + "/no/such.sock", autostart: false)
         await #expect { try await nowhere.status() } throws: { ($0 as? VaultClientError)?.code == .unavailable }
+    }
+
+    @Test func aConnectionClosedForIdlenessIsReplacedTransparently() async throws {
+        let daemon = try Daemon(arguments: ["--idle-timeout", "1s"])
+        let vault = VaultClient(socketPath: daemon.socket, autostart: false)
+        try await vault.set(service: "idle", account: "a", secret: SecretBytes(utf8: "x"))
+        try await Task.sleep(for: .milliseconds(1600))
+        #expect(try await vault.get(service: "idle", account: "a").secret == SecretBytes(utf8: "x"))
     }
 
     @Test func concurrentCallsFromManyTasksAreAllAnswered() async throws {

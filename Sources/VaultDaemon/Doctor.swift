@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+import VaultProtocol
+import VaultStores
+
+/// `vaultctl doctor`: checks each store, says what works, what does not and why.
+struct Doctor {
+    let catalog: StoreCatalog
+    let active: any VaultStore
+    let activeReason: String
+
+    func run() -> DoctorBody {
+        var checks: [CheckBody] = []
+        let secretServiceWorks = checkSecretService(into: &checks)
+        let fileWorks = checkFileStore(into: &checks)
+        let selected = active.backendName
+        return DoctorBody(
+            selected: selected, selectedReason: activeReason,
+            selectedWorks: selected == "file" ? fileWorks : secretServiceWorks, checks: checks)
+    }
+
+    private func checkSecretService(into checks: inout [CheckBody]) -> Bool {
+        func add(_ name: String, _ ok: Bool, _ detail: String) -> Bool {
+            checks.append(CheckBody(store: "secret-service", name: name, ok: ok, detail: detail))
+            return ok
+        }
+        let environment = catalog.configuration.environment
+        if let missing = StoreSelector.missingBus(environment) {
+            return add("session bus", false, missing)
+        }
+        _ = add("session bus", true, environment["DBUS_SESSION_BUS_ADDRESS"] ?? "\(environment["XDG_RUNTIME_DIR"] ?? "")/bus")
+        let store = (active as? SecretServiceStore) ?? catalog.secretServiceStore(timeout: min(catalog.configuration.secretServiceTimeout, 3))
+        do {
+            try store.probe()
+            _ = add("service and default collection", true, "org.freedesktop.secrets answers and has a default collection")
+        } catch {
+            return add("service and default collection", false, "\(error)")
+        }
+        if store.status().isLocked {
+            return add("unlocked", false, "the default collection is locked: run 'vaultctl unlock' or unlock it from the desktop")
+        }
+        _ = add("unlocked", true, "the default collection is unlocked")
+        let failure = probeFailure(store)
+        return add("write, read, delete", failure == nil, failure ?? Doctor.probeSucceeded)
+    }
+
+    private func checkFileStore(into checks: inout [CheckBody]) -> Bool {
+        func add(_ name: String, _ ok: Bool, _ detail: String) -> Bool {
+            checks.append(CheckBody(store: "file", name: name, ok: ok, detail: detail))
+            return ok
+        }
+        let path = catalog.configuration.vaultFilePath
+        let directory = FileSystem.parentDirectory(of: path)
+        var ok = true
+        if let status = try? FileStatus.of(directory) {
+            let safe = status.owner == FileSystem.currentUserID && status.permissions & 0o022 == 0
+            ok = add("directory", safe, "\(directory): mode \(String(status.permissions, radix: 8)), owner uid \(status.owner)"
+                        + (safe ? "" : "; run 'chmod 700 \(directory)'")) && ok
+        } else {
+            _ = add("directory", true, "\(directory) does not exist yet; it is created 0700 on first use")
+        }
+        if let status = try? FileStatus.of(path) {
+            let safe = status.isRegularFile && status.owner == FileSystem.currentUserID && status.permissions & 0o077 == 0
+            ok = add("vault file", safe, "\(path): \(status.size) bytes, mode \(String(status.permissions, radix: 8))"
+                        + (safe ? "" : "; run 'chmod 600 \(path)'")) && ok
+        } else {
+            _ = add("vault file", true, "\(path) does not exist yet; the first unlock creates it")
+        }
+        if let source = catalog.configuration.passphraseSource {
+            _ = add("passphrase source", true, "\(source): vaultd unlocks itself at start")
+        } else {
+            _ = add("passphrase source", true, "none configured: vaultd starts locked until 'vaultctl unlock' (set VAULT_PASSPHRASE_FILE or a systemd credential to unlock at start)")
+        }
+        guard let store = active as? EncryptedFileStore else {
+            _ = add("in use", true, "not the store in use; items are not probed")
+            return ok
+        }
+        if store.status().isLocked {
+            return add("unlocked", false, "locked: run 'vaultctl unlock'") && false
+        }
+        _ = add("unlocked", true, "unlocked, \(store.status().itemCount ?? 0) item(s)")
+        let failure = probeFailure(store)
+        return add("write, read, delete", failure == nil, failure ?? Doctor.probeSucceeded) && ok
+    }
+
+    static let probeSucceeded = "a probe item was written, read back identical and deleted"
+
+    /// Writes, reads back and deletes a probe item; nil when all of that worked.
+    private func probeFailure(_ store: any VaultStore) -> String? {
+        do {
+            let key = try ItemKey(service: "vault-doctor", account: "probe-\(getpid())")
+            let secret = try SecretBytes(count: 24) { try SecureRandom.fill($0) }
+            try store.set(key, secret: secret, changes: ItemChanges(label: "vault doctor probe (safe to delete)"))
+            defer { try? store.delete(key) }
+            guard try store.get(key).secret == secret else { return "the probe item came back different" }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}

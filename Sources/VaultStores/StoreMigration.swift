@@ -1,0 +1,64 @@
+import VaultCore
+
+/// Moves every item from one store to another without ever holding the only copy in flight:
+/// 1. copy each item that the destination lacks, then read it back and compare;
+/// 2. only when every item is present and verified in the destination, delete the originals.
+/// An item the destination already holds with the same secret counts as copied (a re-run after an
+/// interruption); one it holds with a *different* secret is a conflict: both are kept, the
+/// original is not deleted, and the report names it. Interrupted at any point, nothing is lost,
+/// and running again finishes the job.
+public enum StoreMigration {
+    public struct Report: Sendable, Equatable {
+        public var copied = 0
+        public var alreadyPresent = 0
+        public var removed = 0
+        public var conflicts: [ItemKey] = []
+
+        public init(copied: Int = 0, alreadyPresent: Int = 0, removed: Int = 0, conflicts: [ItemKey] = []) {
+            self.copied = copied
+            self.alreadyPresent = alreadyPresent
+            self.removed = removed
+            self.conflicts = conflicts
+        }
+    }
+
+    /// `progress` receives one line per step, for logs (names only, never secrets).
+    public static func migrate(from source: any VaultStore, to destination: any VaultStore, progress: (String) -> Void = { _ in }) throws -> Report {
+        var report = Report()
+        let items = try source.list(service: nil)
+        var verified: [ItemKey] = []
+        for (index, info) in items.enumerated() {
+            let original = try source.get(info.key)
+            let existing: Item?
+            do {
+                existing = try destination.get(info.key)
+            } catch VaultError.notFound {
+                existing = nil
+            }
+            if let existing {
+                if existing.secret == original.secret {
+                    report.alreadyPresent += 1
+                    verified.append(info.key)
+                } else {
+                    report.conflicts.append(info.key)
+                    progress("conflict: \(info.key) already exists in the \(destination.backendName) store with a different secret; both kept")
+                }
+                continue
+            }
+            try destination.add(info.key, secret: original.secret, changes: ItemChanges(label: info.label, comment: info.comment, kind: info.kind))
+            let readBack = try destination.get(info.key)
+            guard readBack.secret == original.secret else {
+                throw VaultError.unavailable("the \(destination.backendName) store returned a different secret for \(info.key) after the copy; nothing was removed from the \(source.backendName) store")
+            }
+            report.copied += 1
+            verified.append(info.key)
+            progress("copied \(index + 1) of \(items.count): \(info.key)")
+        }
+        for (index, key) in verified.enumerated() {
+            try source.delete(key)
+            report.removed += 1
+            progress("removed \(index + 1) of \(verified.count) originals: \(key)")
+        }
+        return report
+    }
+}
