@@ -2,10 +2,11 @@
 _vaultctl() {
     local cur prev words cword
     _init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
-    local commands="get set add delete list status lock unlock passwd version help"
+    local commands="get set add delete list status lock unlock passwd doctor migrate version help"
     case $prev in
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --label|--comment) return ;;
+        --to) COMPREPLY=($(compgen -W "file secret-service" -- "$cur")); return ;;
     esac
     local command="" i
     for ((i = 1; i < cword; i++)); do
@@ -23,7 +24,8 @@ _vaultctl() {
     case $command in
         get) options="--json" ;;
         set|add) options="--label --comment --raw" ;;
-        list|status) options="--json" ;;
+        list|status|doctor) options="--json" ;;
+        migrate) options="--to --json" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options --socket" -- "$cur"))

@@ -1,5 +1,5 @@
 # fish completion for vaultctl
-set -l commands get set add delete list status lock unlock passwd version help
+set -l commands get set add delete list status lock unlock passwd doctor migrate version help
 complete -c vaultctl -f
 complete -c vaultctl -l socket -r -F -d 'socket path'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a get -d 'print a secret'
@@ -13,7 +13,10 @@ complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a unlock -d
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a passwd -d 'change the passphrase'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the version'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show usage'
-complete -c vaultctl -n "__fish_seen_subcommand_from get list status" -l json -d 'print JSON'
+complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a doctor -d 'check each store'
+complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a migrate -d 'move every item to the other store'
+complete -c vaultctl -n "__fish_seen_subcommand_from migrate" -l to -x -a 'file secret-service' -d 'destination store'
+complete -c vaultctl -n "__fish_seen_subcommand_from get list status doctor migrate" -l json -d 'print JSON'
 complete -c vaultctl -n "__fish_seen_subcommand_from set add" -l label -r -d 'label'
 complete -c vaultctl -n "__fish_seen_subcommand_from set add" -l comment -r -d 'comment'
 complete -c vaultctl -n "__fish_seen_subcommand_from set add" -l raw -d 'keep stdin byte for byte'
