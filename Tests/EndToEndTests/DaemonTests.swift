@@ -8,17 +8,7 @@ import VaultCore
         let vault = VaultHarness()
         #expect(vault.daemonPIDs().isEmpty)
         let processes = try (0..<10).map { index in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: VaultHarness.vaultctl)
-            process.arguments = ["set", "race", "caller-\(index)"]
-            process.environment = vault.environment
-            let input = Pipe()
-            process.standardInput = input
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            input.fileHandleForWriting.write(Data("value-\(index)".utf8))
-            try input.fileHandleForWriting.close()
-            return process
+            try vault.startCtl(["set", "race", "caller-\(index)"], input: "value-\(index)")
         }
         for process in processes { process.waitUntilExit() }
         #expect(processes.allSatisfy { $0.terminationStatus == 0 })
@@ -127,17 +117,7 @@ import VaultCore
         let vault = VaultHarness()
         _ = try vault.startDaemon()
         let processes = try (0..<50).map { index in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: VaultHarness.vaultctl)
-            process.arguments = ["set", "many", "client-\(index)"]
-            process.environment = vault.environment
-            let input = Pipe()
-            process.standardInput = input
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            input.fileHandleForWriting.write(Data("secret-\(index)".utf8))
-            try input.fileHandleForWriting.close()
-            return process
+            try vault.startCtl(["set", "many", "client-\(index)"], input: "secret-\(index)")
         }
         for process in processes { process.waitUntilExit() }
         #expect(processes.filter { $0.terminationStatus != 0 }.isEmpty)

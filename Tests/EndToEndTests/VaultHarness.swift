@@ -63,6 +63,21 @@ final class VaultHarness: @unchecked Sendable {
         try ctl(arguments, input: Array(input.utf8))
     }
 
+    /// Starts vaultctl without waiting, `input` written to its stdin, for tests of simultaneous calls.
+    func startCtl(_ arguments: [String], input: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.vaultctl)
+        process.arguments = arguments
+        process.environment = environment
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        return process
+    }
+
     func run(_ command: [String], input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])
