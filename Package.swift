@@ -37,8 +37,11 @@ let package = Package(
         // The wire format shared by daemon and clients (docs/protocol.md).
         .target(name: "VaultProtocol", dependencies: ["VaultCore"]),
 
+        // Sign-in sessions: token endpoint client (FoundationNetworking), single-flight refresh.
+        .target(name: "VaultTokens", dependencies: ["VaultCore"]),
+
         // The daemon: listener, connections, dispatcher.
-        .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultStores", "VaultProtocol", "CVaultShims"]),
+        .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims"]),
 
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),

@@ -23,6 +23,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A file operation failed; `operation` names it, `errno` says why (ENOSPC, EACCES, ...).
     case storage(operation: String, path: String, errno: Errno)
     case unavailable(String)
+    /// A sign-in session whose refresh token was rejected: the user must sign in again.
+    case signInRequired(String)
     case permissionDenied(String)
     case `internal`(String)
 
@@ -40,6 +42,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .busy: .busy
         case .storage: .storageError
         case .unavailable: .unavailable
+        case .signInRequired: .signInRequired
         case .internal: .internal
         }
     }
@@ -85,6 +88,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             }
         case .unavailable(let why):
             "vault unavailable: \(why)"
+        case .signInRequired(let why):
+            why
         case .permissionDenied(let why):
             "permission denied: \(why)"
         case .internal(let why):

@@ -3,4 +3,6 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case status, get, add, set, delete, list, lock, unlock
     case changePassphrase = "change_passphrase"
     case migrate, doctor
+    case token, login
+    case importSession = "import_session"
 }

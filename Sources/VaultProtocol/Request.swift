@@ -13,9 +13,25 @@ public struct Request: Codable, Sendable {
     public var newPassphrase: String?
     /// `migrate`: the destination store, "file" or "secret-service".
     public var to: String?
+    /// `token`: the least validity, in seconds, the returned token must have (default 60).
+    public var minTTL: Double?
+    /// `login`: the provider and its settings; `password` travels like a secret.
+    public var provider: String?
+    public var tokenEndpoint: String?
+    public var clientID: String?
+    public var clientSecret: String?
+    public var scope: String?
+    public var username: String?
+    public var password: String?
+    /// `import_session`: the session as JSON text.
+    public var session: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, op, service, account, secret, label, comment, passphrase, to
+        case id, op, service, account, secret, label, comment, passphrase, to, provider, scope, username, password, session
+        case minTTL = "min_ttl"
+        case tokenEndpoint = "token_endpoint"
+        case clientID = "client_id"
+        case clientSecret = "client_secret"
         case secretBase64 = "secret_b64"
         case newPassphrase = "new_passphrase"
     }

@@ -36,13 +36,41 @@ public struct ResultBody: Codable, Sendable {
     public var migration: MigrationBody?
     // doctor
     public var doctor: DoctorBody?
+    // token
+    public var token: TokenBody?
 
-    public init(item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil, doctor: DoctorBody? = nil) {
+    public init(
+        item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,
+        doctor: DoctorBody? = nil, token: TokenBody? = nil
+    ) {
+        self.token = token
         self.item = item
         self.items = items
         self.status = status
         self.migration = migration
         self.doctor = doctor
+    }
+}
+
+/// A valid access token. `expires_at` is RFC 3339 UTC, absent when the provider gave no lifetime.
+public struct TokenBody: Codable, Sendable, Equatable {
+    public var accessToken: String
+    public var tokenType: String
+    public var expiresAt: String?
+    public var account: String
+
+    enum CodingKeys: String, CodingKey {
+        case account
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresAt = "expires_at"
+    }
+
+    public init(accessToken: String, tokenType: String, expiresAt: String?, account: String) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresAt = expiresAt
+        self.account = account
     }
 }
 

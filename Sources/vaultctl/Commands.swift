@@ -187,7 +187,112 @@ struct Commands {
         return report.selectedWorks
     }
 
+    /// Prints a valid access token; vaultd refreshes the session first when it expires within --min-ttl.
+    func token(_ arguments: ParsedArguments) throws {
+        try arguments.expect(1...2, "SERVICE [ACCOUNT]")
+        var minTTL = 60.0
+        if let text = arguments.options["min-ttl"] {
+            guard let seconds = text == "0" ? 0 : DurationText.seconds(text) else {
+                throw ParsedArguments.UsageError(message: "--min-ttl takes a duration such as 60, 90s or 5m")
+            }
+            minTTL = seconds
+        }
+        let format = arguments.options["format"] ?? "raw"
+        guard ["raw", "json", "env", "header", "exec-credential"].contains(format) else {
+            throw ParsedArguments.UsageError(message: "--format must be raw, json, env, header or exec-credential")
+        }
+        var request = Request(op: .token, service: arguments.positionals[0], account: arguments.positionals.count > 1 ? arguments.positionals[1] : nil)
+        request.minTTL = minTTL
+        guard let token = try session.send(request).token else {
+            throw VaultClientError(code: .internal, message: "vaultd's answer has no token")
+        }
+        switch format {
+        case "json":
+            Output.json(token)
+        case "env":
+            let name = arguments.options["env-name"] ?? "ACCESS_TOKEN"
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), !name.first!.isNumber else {
+                throw ParsedArguments.UsageError(message: "--env-name must be a shell variable name")
+            }
+            Output.line("export \(name)=\(token.accessToken)")
+        case "header":
+            Output.line("Authorization: \(token.tokenType.lowercased() == "bearer" ? "Bearer" : token.tokenType) \(token.accessToken)")
+        case "exec-credential":
+            Output.json(ExecCredential(token: token.accessToken, expirationTimestamp: token.expiresAt.map { String($0.prefix(19)) + "Z" }))
+        default:
+            Output.line(token.accessToken)
+        }
+    }
+
+    /// kubectl's client.authentication.k8s.io/v1 ExecCredential.
+    struct ExecCredential: Encodable {
+        struct Status: Encodable {
+            var token: String
+            var expirationTimestamp: String?
+        }
+        var apiVersion = "client.authentication.k8s.io/v1"
+        var kind = "ExecCredential"
+        var status: Status
+
+        init(token: String, expirationTimestamp: String?) {
+            status = Status(token: token, expirationTimestamp: expirationTimestamp)
+        }
+    }
+
+    /// `session import SERVICE ACCOUNT`: adopts a session obtained elsewhere (JSON on stdin).
+    func importSession(_ arguments: ParsedArguments) throws {
+        try arguments.expect(2...2, "SERVICE ACCOUNT")
+        guard !SecretInput.stdinIsTerminal else {
+            throw ParsedArguments.UsageError(message: "pipe the session JSON on stdin")
+        }
+        let json = try SecretInput.readStandardInput(limit: ItemLimits.maxSecretBytes, raw: true)
+        guard let text = json.utf8String else { throw VaultError.invalidInput("the session on stdin is not UTF-8 JSON") }
+        var request = Request(op: .importSession, service: arguments.positionals[0], account: arguments.positionals[1])
+        request.session = text
+        _ = try session.send(request)
+    }
+
+    /// `login oauth2`: the password grant. The password comes from a prompt or stdin, the client
+    /// secret (for confidential clients) from a file: never from argv.
+    func login(_ arguments: ParsedArguments) throws {
+        try arguments.expect(1...1, "PROVIDER (oauth2)")
+        guard arguments.positionals[0] == "oauth2" else {
+            throw ParsedArguments.UsageError(message: "this build signs in with: oauth2")
+        }
+        guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"] else {
+            throw ParsedArguments.UsageError(message: "login oauth2 needs --token-endpoint URL and --username NAME")
+        }
+        var clientSecret: String?
+        if let file = arguments.options["client-secret-file"] {
+            let descriptor = try FileDescriptor.open(file, O_RDONLY)
+            let bytes = try descriptor.closeAfter { try descriptor.readAll(limit: 4096) } ?? []
+            clientSecret = String(decoding: bytes, as: UTF8.self).trimmingSuffix("\n")
+        }
+        let password: SecretBytes
+        if SecretInput.stdinIsTerminal {
+            password = try SecretInput.prompt("Password for \(username): ")
+        } else {
+            guard let line = try SecretInput.readLine() else { throw VaultError.invalidInput("no password on stdin") }
+            password = line
+        }
+        let serviceName = arguments.options["service"] ?? endpoint.split(separator: "/").dropFirst().first.map(String.init) ?? endpoint
+        var request = Request(op: .login, service: serviceName, account: arguments.options["account"])
+        request.provider = "oauth2"
+        request.tokenEndpoint = endpoint
+        request.clientID = arguments.options["client-id"]
+        request.clientSecret = clientSecret
+        request.scope = arguments.options["scope"]
+        request.username = username
+        request.password = text(password)
+        guard let item = try session.send(request).item else { return }
+        Output.error("signed in: session stored as service '\(item.service)' account '\(item.account)'; 'vaultctl token \(item.service)' prints a valid access token")
+    }
+
     private func text(_ secret: SecretBytes) -> String {
         secret.utf8String ?? String(decoding: secret.unprotectedBytes, as: UTF8.self)
     }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }

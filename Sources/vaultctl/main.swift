@@ -19,12 +19,18 @@ let usage = """
       lock                             drop keys from vaultd's memory
       unlock                           unlock (prompt, or passphrase on stdin)
       passwd                           change the passphrase (prompts, or two lines on stdin)
+      token SERVICE [ACCOUNT] [--min-ttl D] [--format raw|json|env|header|exec-credential]
+                                       print a valid access token, refreshed when needed
+      login oauth2 --token-endpoint URL --username NAME [--client-id ID]
+            [--client-secret-file F] [--scope S] [--service NAME]
+                                       sign in (password grant; password from prompt or stdin)
+      session import SERVICE ACCOUNT   adopt a session (JSON on stdin)
       doctor [--json]                  check each store; exit 0 only when the one in use works
       migrate --to file|secret-service move every item to the other store, verified
       version, help
 
     Secrets are never taken from the command line. Exit codes: 0 ok, 1 error, 2 usage,
-    3 not found, 4 locked, 5 vault unavailable, 6 duplicate.
+    3 not found, 4 locked or sign-in required, 5 vault unavailable, 6 duplicate.
 
     """
 
@@ -71,6 +77,13 @@ do {
         try commands.unlock(ParsedArguments(rest, valued: [], switches: []))
     case "passwd":
         try commands.passwd(ParsedArguments(rest, valued: [], switches: []))
+    case "token":
+        try commands.token(ParsedArguments(rest, valued: ["min-ttl", "format", "env-name"], switches: []))
+    case "login":
+        try commands.login(ParsedArguments(rest, valued: ["token-endpoint", "username", "client-id", "client-secret-file", "scope", "service", "account"], switches: []))
+    case "session":
+        guard rest.first == "import" else { finish(.usage, "session: use 'vaultctl session import SERVICE ACCOUNT'") }
+        try commands.importSession(ParsedArguments(Array(rest.dropFirst()), valued: [], switches: []))
     case "doctor":
         if try !commands.doctor(ParsedArguments(rest, valued: [], switches: ["json"])) { exit(ExitCode.failure.rawValue) }
     case "migrate":

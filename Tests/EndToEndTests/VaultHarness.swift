@@ -78,6 +78,19 @@ final class VaultHarness: @unchecked Sendable {
         return process
     }
 
+    /// Starts vaultctl without waiting; its stdout is readable from the returned pipe.
+    func startCtlCapturing(_ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.vaultctl)
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
     func run(_ command: [String], input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])

@@ -1,0 +1,131 @@
+import Foundation
+import VaultCore
+
+/// A sign-in session as vault stores it: the secret of an item of kind `session`, as JSON.
+/// Everything here is as confidential as the tokens (client secrets included).
+public struct SessionRecord: Codable, Sendable, Equatable {
+    public var version = 1
+    /// "oauth2" (this build refreshes these); "supabase" and "firebase" come with their sign-in commands.
+    public var provider: String
+    public var tokenEndpoint: String
+    public var clientID: String?
+    public var clientSecret: String?
+    public var scope: String?
+    public var accessToken: String
+    public var refreshToken: String?
+    public var tokenType: String
+    /// Unix seconds; nil when the provider gave no lifetime.
+    public var expiresAt: Double?
+    public var userID: String?
+    public var email: String?
+    /// Set when the provider rejected the refresh token: the user must sign in again.
+    public var needsSignIn = false
+
+    enum CodingKeys: String, CodingKey {
+        case version, provider, scope, email
+        case tokenEndpoint = "token_endpoint"
+        case clientID = "client_id"
+        case clientSecret = "client_secret"
+        case accessToken = "access_token"
+        case refreshToken = "refresh_token"
+        case tokenType = "token_type"
+        case expiresAt = "expires_at"
+        case userID = "user_id"
+        case needsSignIn = "needs_sign_in"
+    }
+
+    public init(provider: String, tokenEndpoint: String, clientID: String?, clientSecret: String?, scope: String?,
+                accessToken: String, refreshToken: String?, tokenType: String, expiresAt: Double?) {
+        self.provider = provider
+        self.tokenEndpoint = tokenEndpoint
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.scope = scope
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.tokenType = tokenType
+        self.expiresAt = expiresAt
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        provider = try container.decodeIfPresent(String.self, forKey: .provider) ?? "oauth2"
+        tokenEndpoint = try container.decode(String.self, forKey: .tokenEndpoint)
+        clientID = try container.decodeIfPresent(String.self, forKey: .clientID)
+        clientSecret = try container.decodeIfPresent(String.self, forKey: .clientSecret)
+        scope = try container.decodeIfPresent(String.self, forKey: .scope)
+        accessToken = try container.decode(String.self, forKey: .accessToken)
+        refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
+        tokenType = try container.decodeIfPresent(String.self, forKey: .tokenType) ?? "Bearer"
+        expiresAt = try container.decodeIfPresent(Double.self, forKey: .expiresAt)
+        userID = try container.decodeIfPresent(String.self, forKey: .userID)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        needsSignIn = try container.decodeIfPresent(Bool.self, forKey: .needsSignIn) ?? false
+    }
+
+    /// Reads a session to import: a record, or an OAuth 2.0 token response (RFC 6749 §5.1) with
+    /// `token_endpoint` and `client_id` beside it; `expires_in` (number or string) becomes `expires_at`.
+    public static func importing(_ json: [UInt8], now: Double) throws -> SessionRecord {
+        struct Incoming: Decodable {
+            var expiresIn: Double?
+            enum CodingKeys: String, CodingKey { case expiresIn = "expires_in" }
+            init(from decoder: Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                if let number = try? container.decodeIfPresent(Double.self, forKey: .expiresIn) {
+                    expiresIn = number
+                } else if let text = try? container.decodeIfPresent(String.self, forKey: .expiresIn) {
+                    expiresIn = Double(text)
+                }
+            }
+        }
+        var record: SessionRecord
+        do {
+            record = try JSONDecoder().decode(SessionRecord.self, from: Data(json))
+            let extra = try JSONDecoder().decode(Incoming.self, from: Data(json))
+            if record.expiresAt == nil, let lifetime = extra.expiresIn { record.expiresAt = now + lifetime }
+        } catch let error as DecodingError {
+            throw VaultError.invalidInput("the session JSON is not usable: \(Self.describe(error)); it needs at least token_endpoint and access_token")
+        } catch {
+            throw VaultError.invalidInput("the session JSON is not valid JSON")
+        }
+        guard record.provider == "oauth2" else {
+            throw VaultError.invalidInput("provider '\(record.provider)' is not supported by this build yet; use oauth2")
+        }
+        try record.validate()
+        return record
+    }
+
+    public func validate() throws {
+        guard let url = URL(string: tokenEndpoint), let scheme = url.scheme, ["https", "http"].contains(scheme), url.host != nil else {
+            throw VaultError.invalidInput("token_endpoint must be an http(s) URL")
+        }
+        if scheme == "http", !["127.0.0.1", "localhost", "::1"].contains(url.host ?? "") {
+            throw VaultError.invalidInput("token_endpoint must use https (plain http is accepted for loopback test servers only)")
+        }
+        if accessToken.isEmpty { throw VaultError.invalidInput("access_token is empty") }
+    }
+
+    public func encoded() -> SecretBytes {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return SecretBytes((try? encoder.encode(self)).map(Array.init) ?? [])
+    }
+
+    public static func decoding(_ secret: SecretBytes, key: ItemKey) throws -> SessionRecord {
+        do {
+            return try secret.withUnsafeBytes { try JSONDecoder().decode(SessionRecord.self, from: Data($0)) }
+        } catch {
+            throw VaultError.invalidInput("the session stored for \(key) cannot be read; sign in again")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): "missing '\(key.stringValue)'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type"
+        default: "malformed"
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import VaultCore
+
+/// django-oauth-toolkit on 127.0.0.1 (Tests/Fixtures/oauth_server.py): 3-second access tokens,
+/// refresh-token rotation on. Stops when released.
+final class OAuthServer: @unchecked Sendable {
+    let process = Process()
+    private let stdin = Pipe()
+    let port: Int
+    let clientID: String
+    let clientSecretFile: String
+
+    init(_ vault: VaultHarness) throws {
+        let state = vault.root + "/oauth"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        process.executableURL = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python")
+        process.arguments = [SecretServiceTests.packageRoot + "/Tests/Fixtures/oauth_server.py", state]
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        var info: [String: Any] = [:]
+        for _ in 0..<600 {
+            if let data = FileManager.default.contents(atPath: state + "/server.json"),
+               let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { info = parsed; break }
+            usleep(20_000)
+        }
+        guard let port = info["port"] as? Int, let clientID = info["client_id"] as? String else {
+            throw VaultError.unavailable("the OAuth test server did not start")
+        }
+        self.port = port
+        self.clientID = clientID
+        clientSecretFile = state + "/client-secret"
+        FileManager.default.createFile(atPath: clientSecretFile, contents: Data("vault-test-client-secret\n".utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        try? stdin.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    var tokenEndpoint: String { "http://127.0.0.1:\(port)/o/token/" }
+
+    /// Requests that reached the token endpoint so far.
+    func tokenRequests() throws -> Int {
+        let data = try Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/count")!)
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? Int ?? -1
+    }
+
+    func revoke(refreshToken: String) throws {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/o/revoke_token/")!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("token=\(refreshToken)&token_type_hint=refresh_token&client_id=\(clientID)&client_secret=vault-test-client-secret".utf8)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var status = 0
+        URLSession.shared.dataTask(with: request) { _, response, _ in
+            status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            done.signal()
+        }.resume()
+        done.wait()
+        guard status == 200 else { throw VaultError.unavailable("revocation answered \(status)") }
+    }
+
+    func login(_ vault: VaultHarness, service: String = "example") throws -> VaultHarness.Result {
+        try vault.ctl(["login", "oauth2", "--token-endpoint", tokenEndpoint, "--client-id", clientID,
+                       "--client-secret-file", clientSecretFile, "--username", "alice", "--service", service],
+                      input: Array("alice-password\n".utf8))
+    }
+}
+
+@Suite struct TokenTests {
+    func storedSession(_ vault: VaultHarness, _ service: String = "example") throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(try vault.ctl("get", service, "alice").stdout)) as? [String: Any] ?? [:]
+    }
+
+    @Test func signInRefreshAfterExpiryAndTheRotatedRefreshTokenIsStored() throws {
+        let vault = VaultHarness()
+        let server = try OAuthServer(vault)
+        let login = try server.login(vault)
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(!login.stderr.contains("alice-password"))
+        let first = try storedSession(vault)
+        let firstRefresh = first["refresh_token"] as? String
+        #expect(first["needs_sign_in"] as? Bool == false && firstRefresh != nil)
+        #expect(try vault.ctl("list", "--json").text.contains(#""kind":"session""#))
+
+        // Fresh: served from the vault, no request to the server.
+        let before = try server.tokenRequests()
+        let cached = try vault.ctl("token", "example", "--min-ttl", "1")
+        #expect(cached.status == 0 && cached.text == (first["access_token"] as? String ?? "") + "\n")
+        #expect(try server.tokenRequests() == before)
+
+        usleep(3_200_000)
+        let refreshed = try vault.ctl("token", "example", "--min-ttl", "1")
+        #expect(refreshed.status == 0, "\(refreshed.stderr)")
+        #expect(refreshed.text != cached.text)
+        #expect(try server.tokenRequests() == before + 1)
+        let second = try storedSession(vault)
+        #expect(second["access_token"] as? String == refreshed.text.trimmingCharacters(in: .newlines))
+        #expect(second["refresh_token"] as? String != firstRefresh, "the rotated refresh token must be stored")
+
+        // The formats other tools expect.
+        let json = try JSONSerialization.jsonObject(with: Data(try vault.ctl("token", "example", "alice", "--min-ttl", "1", "--format", "json").stdout)) as? [String: Any]
+        #expect(json?["token_type"] as? String == "Bearer" && (json?["expires_at"] as? String)?.hasSuffix("Z") == true)
+        #expect(try vault.ctl("token", "example", "--min-ttl", "1", "--format", "header").text.hasPrefix("Authorization: Bearer "))
+        #expect(try vault.ctl("token", "example", "--min-ttl", "1", "--format", "env", "--env-name", "API_TOKEN").text.hasPrefix("export API_TOKEN="))
+        let credential = try JSONSerialization.jsonObject(with: Data(try vault.ctl("token", "example", "--min-ttl", "1", "--format", "exec-credential").stdout)) as? [String: Any]
+        #expect(credential?["kind"] as? String == "ExecCredential")
+        #expect(((credential?["status"] as? [String: Any])?["expirationTimestamp"] as? String)?.hasSuffix("Z") == true)
+        #expect(try vault.ctl("token", "example", "--format", "yaml").status == 2)
+    }
+
+    @Test func aRevokedRefreshTokenMeansSignInAgainWithExitFourAndTheSessionIsKept() throws {
+        let vault = VaultHarness()
+        let server = try OAuthServer(vault)
+        #expect(try server.login(vault).status == 0)
+        try server.revoke(refreshToken: try storedSession(vault)["refresh_token"] as? String ?? "")
+        usleep(3_200_000)
+        let result = try vault.ctl("token", "example", "--min-ttl", "1")
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(result.stderr.contains("needs a new sign-in") && result.stderr.contains("vaultctl login oauth2"))
+        #expect(try storedSession(vault)["needs_sign_in"] as? Bool == true)
+        // No retry storm: a session marked for sign-in answers without asking the server.
+        let requests = try server.tokenRequests()
+        #expect(try vault.ctl("token", "example").status == 4)
+        #expect(try server.tokenRequests() == requests)
+        // Signing in again clears it.
+        #expect(try server.login(vault).status == 0)
+        #expect(try vault.ctl("token", "example", "--min-ttl", "1").status == 0)
+    }
+
+    @Test func twentyConcurrentCallsOnAnExpiredSessionMakeOneRefresh() throws {
+        let vault = VaultHarness()
+        let server = try OAuthServer(vault)
+        #expect(try server.login(vault).status == 0)
+        usleep(3_200_000)
+        let before = try server.tokenRequests()
+        let processes = try (0..<20).map { _ in try vault.startCtlCapturing(["token", "example", "--min-ttl", "1"]) }
+        var outputs = Set<String>()
+        for (process, output) in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            outputs.insert(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
+        #expect(try server.tokenRequests() == before + 1, "exactly one refresh request")
+        #expect(outputs.count == 1 && outputs.first?.isEmpty == false, "all twenty print the same token")
+    }
+
+    @Test func anUnreachableServerServesAStillValidTokenAndOtherwiseFailsClearly() throws {
+        let vault = VaultHarness()
+        let server = try OAuthServer(vault)
+        #expect(try server.login(vault).status == 0)
+        let stored = try storedSession(vault)
+        server.stop()
+        // Inside the 60 s margin but still valid: the refresh fails, the current token is served.
+        let served = try vault.ctl("token", "example")
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect(served.text == (stored["access_token"] as? String ?? "") + "\n")
+        usleep(3_200_000)
+        let failed = try vault.ctl("token", "example", "--min-ttl", "1")
+        #expect(failed.status == 5, "\(failed.stderr)")
+        #expect(failed.stderr.contains("could not refresh") && failed.stderr.contains("unchanged"))
+        let after = try storedSession(vault)
+        #expect(after["refresh_token"] as? String == stored["refresh_token"] as? String)
+        #expect(after["needs_sign_in"] as? Bool == false)
+        #expect(!failed.stderr.contains(stored["access_token"] as? String ?? "@@"))
+    }
+
+    @Test func aSessionObtainedElsewhereCanBeImported() throws {
+        let vault = VaultHarness()
+        let server = try OAuthServer(vault)
+        // A token response as any OAuth client gets it, plus where to refresh it.
+        let response = #"{"access_token":"imported-access","token_type":"Bearer","expires_in":"1","refresh_token":"bogus-refresh","token_endpoint":"\#(server.tokenEndpoint)","client_id":"\#(server.clientID)"}"#
+        #expect(try vault.ctl(["session", "import", "imported", "bob"], input: Array(response.utf8)).status == 0)
+        #expect(try vault.ctl("token", "imported", "--min-ttl", "0").text == "imported-access\n")
+        // Its refresh token is not the server's: once expired, the user must sign in again.
+        usleep(1_200_000)
+        #expect(try vault.ctl("token", "imported", "--min-ttl", "0").status == 4)
+        let bad = try vault.ctl(["session", "import", "imported", "carol"], input: Array(#"{"access_token":"x"}"#.utf8))
+        #expect(bad.status == 2 && bad.stderr.contains("token_endpoint"))
+        let insecure = try vault.ctl(["session", "import", "imported", "carol"], input: Array(#"{"access_token":"x","token_endpoint":"http://example.com/token"}"#.utf8))
+        #expect(insecure.status == 2 && insecure.stderr.contains("https"))
+        #expect(try vault.ctl("token", "nothing-here").status == 3)
+        #expect(try vault.ctl("token", "imported", "bob", "--min-ttl", "soon").status == 2)
+    }
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""A real OAuth 2.0 authorization server for vault's tests: django-oauth-toolkit on 127.0.0.1.
+
+Usage: oauth_server.py STATE_DIR
+Writes STATE_DIR/server.json ({"port", "client_id", "client_secret", "username", "password"})
+once it listens. Access tokens live 3 seconds; refresh tokens rotate (no grace period).
+GET /count answers {"token": N}: how many requests reached the token endpoint.
+Loopback only; stops when its parent closes its stdin.
+"""
+import json
+import os
+import sys
+import threading
+from socketserver import ThreadingMixIn
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import django
+from django.conf import settings
+
+state = sys.argv[1]
+settings.configure(
+    DEBUG=False,
+    SECRET_KEY="vault-tests-only",
+    ALLOWED_HOSTS=["127.0.0.1", "localhost"],
+    ROOT_URLCONF=__name__,
+    INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "oauth2_provider"],
+    DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.path.join(state, "db.sqlite3")}},
+    MIDDLEWARE=[],
+    USE_TZ=True,
+    PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+    OAUTH2_PROVIDER={
+        "ACCESS_TOKEN_EXPIRE_SECONDS": 3,
+        "ROTATE_REFRESH_TOKEN": True,
+        "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
+    },
+)
+django.setup()
+
+from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.urls import include, path  # noqa: E402
+
+urlpatterns = [path("o/", include("oauth2_provider.urls", namespace="oauth2_provider"))]
+
+call_command("migrate", verbosity=0)
+from django.contrib.auth.models import User  # noqa: E402
+from oauth2_provider.models import Application  # noqa: E402
+
+user = User.objects.create_user("alice", "alice@example.com", "alice-password")
+client_secret = "vault-test-client-secret"
+application = Application.objects.create(
+    name="vault tests",
+    client_type=Application.CLIENT_CONFIDENTIAL,
+    authorization_grant_type=Application.GRANT_PASSWORD,
+    client_secret=client_secret,
+    user=user,
+)
+
+counts = {"token": 0}
+lock = threading.Lock()
+django_app = WSGIHandler()
+
+
+def app(environ, start_response):
+    if environ.get("PATH_INFO") == "/count":
+        with lock:
+            body = json.dumps(counts).encode()
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [body]
+    if environ.get("PATH_INFO") == "/o/token/":
+        with lock:
+            counts["token"] += 1
+    return django_app(environ, start_response)
+
+
+class Quiet(WSGIRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class ThreadingServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+server = make_server("127.0.0.1", 0, app, server_class=ThreadingServer, handler_class=Quiet)
+with open(os.path.join(state, "server.json.tmp"), "w") as out:
+    json.dump({"port": server.server_port, "client_id": application.client_id, "client_secret": client_secret,
+               "username": "alice", "password": "alice-password"}, out)
+os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
+threading.Thread(target=server.serve_forever, daemon=True).start()
+sys.stdin.read()  # until the test closes our stdin (or dies)
