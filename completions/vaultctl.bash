@@ -2,11 +2,13 @@
 _vaultctl() {
     local cur prev words cword
     _init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
-    local commands="get set add delete list status lock unlock passwd doctor migrate version help"
+    local commands="get set add delete list status lock unlock passwd token login session doctor migrate version help"
     case $prev in
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --label|--comment) return ;;
         --to) COMPREPLY=($(compgen -W "file secret-service" -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "raw json env header exec-credential" -- "$cur")); return ;;
+        --client-secret-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     local command="" i
     for ((i = 1; i < cword; i++)); do
@@ -26,6 +28,8 @@ _vaultctl() {
         set|add) options="--label --comment --raw" ;;
         list|status|doctor) options="--json" ;;
         migrate) options="--to --json" ;;
+        token) options="--min-ttl --format --env-name" ;;
+        login) options="--token-endpoint --username --client-id --client-secret-file --scope --service --account" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options --socket" -- "$cur"))

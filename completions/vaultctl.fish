@@ -1,5 +1,5 @@
 # fish completion for vaultctl
-set -l commands get set add delete list status lock unlock passwd doctor migrate version help
+set -l commands get set add delete list status lock unlock passwd token login session doctor migrate version help
 complete -c vaultctl -f
 complete -c vaultctl -l socket -r -F -d 'socket path'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a get -d 'print a secret'
@@ -13,6 +13,11 @@ complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a unlock -d
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a passwd -d 'change the passphrase'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the version'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show usage'
+complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a token -d 'print a valid access token'
+complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a login -d 'sign in and keep the session'
+complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a session -d 'import a session'
+complete -c vaultctl -n "__fish_seen_subcommand_from token" -l format -x -a 'raw json env header exec-credential' -d 'output format'
+complete -c vaultctl -n "__fish_seen_subcommand_from token" -l min-ttl -x -d 'least validity'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a doctor -d 'check each store'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a migrate -d 'move every item to the other store'
 complete -c vaultctl -n "__fish_seen_subcommand_from migrate" -l to -x -a 'file secret-service' -d 'destination store'
