@@ -17,6 +17,8 @@ public struct DaemonConfiguration: Sendable {
     public var passphraseSource: PassphraseSource?
     /// Seconds any one Secret Service call may take.
     public var secretServiceTimeout: Double = 5
+    /// Seconds any one request to a sign-in provider may take.
+    public var httpTimeout: Double = 10
     public var environment: [String: String]
 
     public init(socketPath: String, vaultFilePath: String, environment: [String: String]) {

@@ -18,6 +18,7 @@ public final class RequestDispatcher: Sendable {
         self.socketPath = socketPath
         self.logger = logger
         tokens = TokenService(
+            client: TokenEndpointClient(http: HTTPClient(timeout: catalog.configuration.httpTimeout)),
             load: { key in
                 let item = try service.perform { try $0.get(key) }
                 guard item.info.kind == .session else {
@@ -117,37 +118,8 @@ public final class RequestDispatcher: Sendable {
             return ResultBody()
         case .migrate:
             return ResultBody(migration: try migrate(request))
-        case .token:
-            let key = try sessionKey(request)
-            let token = try tokens.token(for: key, minTTL: max(0, request.minTTL ?? 60))
-            return ResultBody(token: TokenBody(
-                accessToken: token.accessToken, tokenType: token.tokenType,
-                expiresAt: token.expiresAt.map { Timestamp.rfc3339(milliseconds: Int64($0 * 1000)) }, account: key.account))
-        case .login:
-            guard request.provider == "oauth2" else {
-                throw VaultError.invalidInput("provider '\(request.provider ?? "")' is not supported by this build yet; use oauth2")
-            }
-            guard let service = request.service, let endpoint = request.tokenEndpoint, let username = request.username,
-                  let password = request.password else {
-                throw VaultError.invalidInput("login needs service, token_endpoint, username and password")
-            }
-            let key = try ItemKey(service: service, account: request.account ?? username)
-            let template = SessionRecord(
-                provider: "oauth2", tokenEndpoint: endpoint, clientID: request.clientID, clientSecret: request.clientSecret,
-                scope: request.scope, accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
-            try template.validate()
-            var record = try tokens.signIn(template: template, username: username, password: SecretBytes(utf8: password))
-            record.userID = username
-            let info = try self.service.perform { try $0.set(key, secret: record.encoded(), changes: ItemChanges(label: "\(service) session (\(key.account))", kind: .session)) }
-            logger.info("signed in: session for \(key)")
-            return ResultBody(item: ItemBody(info, secret: nil))
-        case .importSession:
-            let key = try itemKey(request)
-            guard let json = request.session else { throw VaultError.invalidInput("import_session needs 'session' (the session as JSON text)") }
-            let record = try SessionRecord.importing(Array(json.utf8), now: Double(Clock.nowMilliseconds()) / 1000)
-            let info = try service.perform { try $0.set(key, secret: record.encoded(), changes: ItemChanges(kind: .session)) }
-            logger.info("imported a session for \(key)")
-            return ResultBody(item: ItemBody(info, secret: nil))
+        case .token, .login, .signup, .resetPassword, .logout, .importSession:
+            return try handleSession(operation, request)
         case .doctor:
             let reason = service.backendReason
             let report = try service.perform { store in Doctor(catalog: catalog, active: store, activeReason: reason).run() }
@@ -185,19 +157,7 @@ public final class RequestDispatcher: Sendable {
             lockReason: storeStatus.isLocked ? service.currentLockReason : nil)
     }
 
-    /// The session named by service and account; with no account, the service's only session.
-    private func sessionKey(_ request: Request) throws -> ItemKey {
-        guard let serviceName = request.service else { throw VaultError.invalidInput("missing field 'service'") }
-        if let account = request.account { return try ItemKey(service: serviceName, account: account) }
-        let sessions = try service.perform { try $0.list(service: serviceName) }.filter { $0.kind == .session }
-        guard let only = sessions.first else { throw VaultError.notFound(try ItemKey(service: serviceName, account: "(any session)")) }
-        guard sessions.count == 1 else {
-            throw VaultError.invalidInput("\(serviceName) has \(sessions.count) sessions (\(sessions.map(\.key.account).joined(separator: ", "))); name the account")
-        }
-        return only.key
-    }
-
-    private func itemKey(_ request: Request) throws -> ItemKey {
+    func itemKey(_ request: Request) throws -> ItemKey {
         guard let service = request.service else { throw VaultError.invalidInput("missing field 'service'") }
         guard let account = request.account else { throw VaultError.invalidInput("missing field 'account'") }
         return try ItemKey(service: service, account: account)

@@ -3,6 +3,7 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case status, get, add, set, delete, list, lock, unlock
     case changePassphrase = "change_passphrase"
     case migrate, doctor
-    case token, login
+    case token, login, signup, logout
     case importSession = "import_session"
+    case resetPassword = "reset_password"
 }

@@ -23,11 +23,16 @@ public struct Request: Codable, Sendable {
     public var scope: String?
     public var username: String?
     public var password: String?
+    /// Supabase: the project URL, its API key, the user's email.
+    public var url: String?
+    public var apiKey: String?
+    public var email: String?
     /// `import_session`: the session as JSON text.
     public var session: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, op, service, account, secret, label, comment, passphrase, to, provider, scope, username, password, session
+        case id, op, service, account, secret, label, comment, passphrase, to, provider, scope, username, password, session, url, email
+        case apiKey = "api_key"
         case minTTL = "min_ttl"
         case tokenEndpoint = "token_endpoint"
         case clientID = "client_id"

@@ -38,12 +38,15 @@ public struct ResultBody: Codable, Sendable {
     public var doctor: DoctorBody?
     // token
     public var token: TokenBody?
+    // signup, reset_password, logout: what happened, for people
+    public var message: String?
 
     public init(
         item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,
-        doctor: DoctorBody? = nil, token: TokenBody? = nil
+        doctor: DoctorBody? = nil, token: TokenBody? = nil, message: String? = nil
     ) {
         self.token = token
+        self.message = message
         self.item = item
         self.items = items
         self.status = status

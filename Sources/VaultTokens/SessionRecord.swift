@@ -10,6 +10,11 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     public var tokenEndpoint: String
     public var clientID: String?
     public var clientSecret: String?
+    /// Supabase: the project URL and its API key (anon or publishable).
+    public var projectURL: String?
+    public var apiKey: String?
+    /// OAuth 2.0 token revocation endpoint (RFC 7009), used by logout when known.
+    public var revocationEndpoint: String?
     public var scope: String?
     public var accessToken: String
     public var refreshToken: String?
@@ -24,6 +29,9 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case version, provider, scope, email
         case tokenEndpoint = "token_endpoint"
+        case projectURL = "project_url"
+        case apiKey = "api_key"
+        case revocationEndpoint = "revocation_endpoint"
         case clientID = "client_id"
         case clientSecret = "client_secret"
         case accessToken = "access_token"
@@ -51,9 +59,17 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
         provider = try container.decodeIfPresent(String.self, forKey: .provider) ?? "oauth2"
-        tokenEndpoint = try container.decode(String.self, forKey: .tokenEndpoint)
+        let project = try container.decodeIfPresent(String.self, forKey: .projectURL)
+        if provider == "supabase", let project {
+            tokenEndpoint = try container.decodeIfPresent(String.self, forKey: .tokenEndpoint) ?? project + "/auth/v1/token"
+        } else {
+            tokenEndpoint = try container.decode(String.self, forKey: .tokenEndpoint)
+        }
         clientID = try container.decodeIfPresent(String.self, forKey: .clientID)
         clientSecret = try container.decodeIfPresent(String.self, forKey: .clientSecret)
+        projectURL = try container.decodeIfPresent(String.self, forKey: .projectURL)
+        apiKey = try container.decodeIfPresent(String.self, forKey: .apiKey)
+        revocationEndpoint = try container.decodeIfPresent(String.self, forKey: .revocationEndpoint)
         scope = try container.decodeIfPresent(String.self, forKey: .scope)
         accessToken = try container.decode(String.self, forKey: .accessToken)
         refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
@@ -89,8 +105,11 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         } catch {
             throw VaultError.invalidInput("the session JSON is not valid JSON")
         }
-        guard record.provider == "oauth2" else {
-            throw VaultError.invalidInput("provider '\(record.provider)' is not supported by this build yet; use oauth2")
+        guard ["oauth2", "supabase"].contains(record.provider) else {
+            throw VaultError.invalidInput("provider '\(record.provider)' is not supported by this build yet; use oauth2 or supabase")
+        }
+        if record.provider == "supabase", record.projectURL == nil || record.apiKey == nil {
+            throw VaultError.invalidInput("a supabase session needs project_url and api_key")
         }
         try record.validate()
         return record

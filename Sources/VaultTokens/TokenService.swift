@@ -21,8 +21,8 @@ public final class TokenService: Sendable {
         var result: Result<Token, Error>?
     }
 
-    let client: TokenEndpointClient
-    let load: @Sendable (ItemKey) throws -> SessionRecord
+    public let client: TokenEndpointClient
+    public let load: @Sendable (ItemKey) throws -> SessionRecord
     let save: @Sendable (ItemKey, SessionRecord) throws -> Void
     let log: @Sendable (String) -> Void
     let retryDelays: [Double]
@@ -72,8 +72,8 @@ public final class TokenService: Sendable {
             var record = template
             apply(grant, to: &record)
             return record
-        case .rejected(let code, let description):
-            throw VaultError.permissionDenied("the server refused the sign-in (\(code)\(description.isEmpty ? "" : ": \(description)")); check the username and password")
+        case .rejected(_, let message):
+            throw VaultError.permissionDenied("the server refused the sign-in: \(message); check the username and password")
         case .temporary(let message), .malformed(let message):
             throw VaultError.unavailable("sign-in failed: \(message)")
         }
@@ -93,11 +93,9 @@ public final class TokenService: Sendable {
             if stillValid(record) { return token(from: record) }
             throw signInRequired(key, because: "it has no refresh token")
         }
-        var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
-        if let scope = record.scope { form.append(("scope", scope)) }
         var problem = ""
         for attempt in 0...retryDelays.count {
-            switch client.request(endpoint: record.tokenEndpoint, form: form, clientID: record.clientID, clientSecret: record.clientSecret) {
+            switch refreshOutcome(record, refreshToken: refreshToken) {
             case .granted(let grant):
                 apply(grant, to: &record)
                 // Durable before anyone sees the new token: with rotation, the old refresh token is dead now.
@@ -120,6 +118,16 @@ public final class TokenService: Sendable {
         return try fallBack(record, key: key, problem: problem)
     }
 
+    /// Asks the session's provider for new tokens.
+    private func refreshOutcome(_ record: SessionRecord, refreshToken: String) -> TokenOutcome {
+        if record.provider == "supabase", let projectURL = record.projectURL, let apiKey = record.apiKey {
+            return SupabaseAuth(http: client.http, projectURL: projectURL, apiKey: apiKey).refresh(refreshToken)
+        }
+        var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+        if let scope = record.scope { form.append(("scope", scope)) }
+        return client.request(endpoint: record.tokenEndpoint, form: form, clientID: record.clientID, clientSecret: record.clientSecret)
+    }
+
     /// After a failed refresh: a token that is still valid is served; otherwise a clear error.
     /// The stored session is left as it was.
     private func fallBack(_ record: SessionRecord, key: ItemKey, problem: String) throws -> Token {
@@ -130,10 +138,12 @@ public final class TokenService: Sendable {
         throw VaultError.unavailable("could not refresh the session for \(key): \(problem); the stored session is unchanged, try again")
     }
 
-    private func apply(_ grant: TokenEndpointClient.Grant, to record: inout SessionRecord) {
+    public func apply(_ grant: TokenGrant, to record: inout SessionRecord) {
         record.accessToken = grant.accessToken
         record.tokenType = grant.tokenType
-        record.expiresAt = grant.expiresIn.map { Date().timeIntervalSince1970 + $0 }
+        record.expiresAt = grant.expiresAt ?? grant.expiresIn.map { Date().timeIntervalSince1970 + $0 }
+        if let userID = grant.userID { record.userID = userID }
+        if let email = grant.email { record.email = email }
         if let rotated = grant.refreshToken { record.refreshToken = rotated }
         if let scope = grant.scope { record.scope = scope }
         record.needsSignIn = false

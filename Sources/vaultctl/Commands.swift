@@ -252,40 +252,96 @@ struct Commands {
         _ = try session.send(request)
     }
 
-    /// `login oauth2`: the password grant. The password comes from a prompt or stdin, the client
-    /// secret (for confidential clients) from a file: never from argv.
-    func login(_ arguments: ParsedArguments) throws {
-        try arguments.expect(1...1, "PROVIDER (oauth2)")
-        guard arguments.positionals[0] == "oauth2" else {
-            throw ParsedArguments.UsageError(message: "this build signs in with: oauth2")
+    /// `login oauth2|supabase`, `signup supabase`: the password comes from a prompt or stdin, a
+    /// client secret from a file, never from argv. Email and password are checked before any request.
+    func signIn(_ arguments: ParsedArguments, signingUp: Bool) throws {
+        try arguments.expect(1...1, "PROVIDER (oauth2 or supabase)")
+        let provider = arguments.positionals[0]
+        var request = Request(op: signingUp ? .signup : .login, service: arguments.options["service"], account: arguments.options["account"])
+        request.provider = provider
+        let who: String
+        switch provider {
+        case "supabase":
+            guard let url = arguments.options["url"], let key = arguments.options["anon-key"], let email = arguments.options["email"] else {
+                throw ParsedArguments.UsageError(message: "\(signingUp ? "signup" : "login") supabase needs --url URL --anon-key KEY --email EMAIL")
+            }
+            try Self.checkEmail(email)
+            (request.url, request.apiKey, request.email) = (url, key, email)
+            who = email
+        case "oauth2" where !signingUp:
+            guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"], request.service != nil else {
+                throw ParsedArguments.UsageError(message: "login oauth2 needs --token-endpoint URL --username NAME --service NAME")
+            }
+            request.tokenEndpoint = endpoint
+            request.username = username
+            request.clientID = arguments.options["client-id"]
+            request.scope = arguments.options["scope"]
+            request.url = arguments.options["revocation-endpoint"]
+            if let file = arguments.options["client-secret-file"] {
+                let descriptor = try FileDescriptor.open(file, O_RDONLY)
+                let bytes = try descriptor.closeAfter { try descriptor.readAll(limit: 4096) } ?? []
+                request.clientSecret = String(decoding: bytes, as: UTF8.self).trimmingSuffix("\n")
+            }
+            who = username
+        default:
+            throw ParsedArguments.UsageError(message: signingUp ? "signup supports: supabase" : "login supports: oauth2, supabase")
         }
-        guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"] else {
-            throw ParsedArguments.UsageError(message: "login oauth2 needs --token-endpoint URL and --username NAME")
-        }
-        var clientSecret: String?
-        if let file = arguments.options["client-secret-file"] {
-            let descriptor = try FileDescriptor.open(file, O_RDONLY)
-            let bytes = try descriptor.closeAfter { try descriptor.readAll(limit: 4096) } ?? []
-            clientSecret = String(decoding: bytes, as: UTF8.self).trimmingSuffix("\n")
-        }
+        let minimum = Int(arguments.options["min-password-length"] ?? "6") ?? 6
         let password: SecretBytes
         if SecretInput.stdinIsTerminal {
-            password = try SecretInput.prompt("Password for \(username): ")
+            password = try SecretInput.prompt("Password for \(who): ", confirm: signingUp)
         } else {
             guard let line = try SecretInput.readLine() else { throw VaultError.invalidInput("no password on stdin") }
             password = line
         }
-        let serviceName = arguments.options["service"] ?? endpoint.split(separator: "/").dropFirst().first.map(String.init) ?? endpoint
-        var request = Request(op: .login, service: serviceName, account: arguments.options["account"])
-        request.provider = "oauth2"
-        request.tokenEndpoint = endpoint
-        request.clientID = arguments.options["client-id"]
-        request.clientSecret = clientSecret
-        request.scope = arguments.options["scope"]
-        request.username = username
+        if password.count < minimum {
+            throw VaultError.invalidInput("the password is shorter than \(minimum) characters, the provider's minimum; nothing was sent")
+        }
+        if signingUp, let hint = Self.weakPasswordHint(password) { Output.error("note: \(hint)") }
         request.password = text(password)
-        guard let item = try session.send(request).item else { return }
-        Output.error("signed in: session stored as service '\(item.service)' account '\(item.account)'; 'vaultctl token \(item.service)' prints a valid access token")
+        let result = try ProgressIndicator.while("\(signingUp ? "signing up" : "signing in")") { try session.send(request) }
+        if let message = result.message { Output.error(message) }
+        if let item = result.item {
+            Output.error("\(signingUp ? "signed up and signed in" : "signed in"): session stored as service '\(item.service)' account '\(item.account)'; 'vaultctl token \(item.service)' prints a valid access token")
+        }
+    }
+
+    func resetPassword(_ arguments: ParsedArguments) throws {
+        try arguments.expect(1...1, "PROVIDER (supabase)")
+        guard arguments.positionals[0] == "supabase" else { throw ParsedArguments.UsageError(message: "reset-password supports: supabase") }
+        guard let url = arguments.options["url"], let key = arguments.options["anon-key"], let email = arguments.options["email"] else {
+            throw ParsedArguments.UsageError(message: "reset-password supabase needs --url URL --anon-key KEY --email EMAIL")
+        }
+        try Self.checkEmail(email)
+        var request = Request(op: .resetPassword)
+        (request.provider, request.url, request.apiKey, request.email) = ("supabase", url, key, email)
+        let result = try ProgressIndicator.while("requesting a reset email") { try session.send(request) }
+        Output.error(result.message ?? "done")
+    }
+
+    func logout(_ arguments: ParsedArguments) throws {
+        try arguments.expect(1...2, "SERVICE [ACCOUNT]")
+        let request = Request(op: .logout, service: arguments.positionals[0], account: arguments.positionals.count > 1 ? arguments.positionals[1] : nil)
+        let result = try ProgressIndicator.while("signing out") { try session.send(request) }
+        Output.error(result.message ?? "signed out")
+    }
+
+    static func checkEmail(_ email: String) throws {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+              !email.contains(where: { $0.isWhitespace }) else {
+            throw VaultError.invalidInput("'\(email)' is not an email address; nothing was sent")
+        }
+    }
+
+    static func weakPasswordHint(_ password: SecretBytes) -> String? {
+        let bytes = password.unprotectedBytes
+        let classes = [bytes.contains { (97...122).contains($0) }, bytes.contains { (65...90).contains($0) },
+                       bytes.contains { (48...57).contains($0) }, bytes.contains { $0 < 48 || $0 > 122 }].filter { $0 }.count
+        if bytes.count < 10 || classes < 2 {
+            return "this password is weak (short, or one kind of character); a long passphrase is stronger"
+        }
+        return nil
     }
 
     private func text(_ secret: SecretBytes) -> String {

@@ -21,9 +21,13 @@ let usage = """
       passwd                           change the passphrase (prompts, or two lines on stdin)
       token SERVICE [ACCOUNT] [--min-ttl D] [--format raw|json|env|header|exec-credential]
                                        print a valid access token, refreshed when needed
-      login oauth2 --token-endpoint URL --username NAME [--client-id ID]
-            [--client-secret-file F] [--scope S] [--service NAME]
-                                       sign in (password grant; password from prompt or stdin)
+      login oauth2 --token-endpoint URL --username NAME --service NAME [--client-id ID]
+            [--client-secret-file F] [--scope S] [--revocation-endpoint URL]
+      login supabase --url URL --anon-key KEY --email EMAIL [--service NAME]
+                                       sign in and keep the session (password: prompt or stdin)
+      signup supabase --url URL --anon-key KEY --email EMAIL [--service NAME]
+      reset-password supabase --url URL --anon-key KEY --email EMAIL
+      logout SERVICE [ACCOUNT]         sign out on the server, then remove the session
       session import SERVICE ACCOUNT   adopt a session (JSON on stdin)
       doctor [--json]                  check each store; exit 0 only when the one in use works
       migrate --to file|secret-service move every item to the other store, verified
@@ -79,8 +83,14 @@ do {
         try commands.passwd(ParsedArguments(rest, valued: [], switches: []))
     case "token":
         try commands.token(ParsedArguments(rest, valued: ["min-ttl", "format", "env-name"], switches: []))
-    case "login":
-        try commands.login(ParsedArguments(rest, valued: ["token-endpoint", "username", "client-id", "client-secret-file", "scope", "service", "account"], switches: []))
+    case "login", "signup":
+        try commands.signIn(ParsedArguments(rest, valued: ["token-endpoint", "username", "client-id", "client-secret-file", "scope", "service",
+                                                           "account", "url", "anon-key", "email", "min-password-length", "revocation-endpoint"], switches: []),
+                            signingUp: command == "signup")
+    case "reset-password":
+        try commands.resetPassword(ParsedArguments(rest, valued: ["url", "anon-key", "email"], switches: []))
+    case "logout":
+        try commands.logout(ParsedArguments(rest, valued: [], switches: []))
     case "session":
         guard rest.first == "import" else { finish(.usage, "session: use 'vaultctl session import SERVICE ACCOUNT'") }
         try commands.importSession(ParsedArguments(Array(rest.dropFirst()), valued: [], switches: []))

@@ -26,7 +26,8 @@ let usage = """
 
     environment: VAULT_BACKEND, VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY,
     VAULT_PASSPHRASE, VAULT_KDF_LOG2N (scrypt cost of new vaults, 14-22, default 17),
-    VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5). See the README.
+    VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5), VAULT_HTTP_TIMEOUT (sign-in providers,
+    seconds, default 10). See the README.
 
     """
 
@@ -140,6 +141,10 @@ let selection = StoreSelector.select(preference, environment: environment, secre
     EncryptedFileStore(path: vaultFile, options: .init(kdfParameters: kdf))
 }
 configuration.secretServiceTimeout = secretServiceTimeout
+if let text = environment["VAULT_HTTP_TIMEOUT"] {
+    guard let seconds = DurationText.seconds(text) else { die("VAULT_HTTP_TIMEOUT takes a duration such as 10 or 30s, got '\(text)'", code: 2) }
+    configuration.httpTimeout = seconds
+}
 let daemon = Daemon(configuration: configuration, store: selection.store, backendReason: selection.reason, logger: logger)
 do {
     try daemon.start(inheritedSocket: inheritedSocket)

@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import VaultCore
+
+/// The local Supabase Auth of Tests/Fixtures/supabase_server.py: 2-second access tokens,
+/// rotation with a 2-second reuse interval, fault injection.
+final class SupabaseServer: @unchecked Sendable {
+    let process = Process()
+    private let stdin = Pipe()
+    let url: String
+    let anonKey: String
+
+    init(_ vault: VaultHarness) throws {
+        let state = vault.root + "/supabase"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        process.executableURL = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python")
+        process.arguments = [SecretServiceTests.packageRoot + "/Tests/Fixtures/supabase_server.py", state]
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var info: [String: Any] = [:]
+        for _ in 0..<500 {
+            if let data = FileManager.default.contents(atPath: state + "/server.json"),
+               let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { info = parsed; break }
+            usleep(20_000)
+        }
+        guard let port = info["port"] as? Int, let key = info["anon_key"] as? String else {
+            throw VaultError.unavailable("the Supabase test server did not start")
+        }
+        url = "http://127.0.0.1:\(port)"
+        anonKey = key
+    }
+
+    deinit {
+        try? stdin.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    func counts() throws -> [String: Int] {
+        (try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(string: url + "/__count")!)) as? [String: Int]) ?? [:]
+    }
+
+    func fault(_ mode: String, count: Int) throws {
+        var request = URLRequest(url: URL(string: url + "/__fault")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"mode":"\#(mode)","count":\#(count)}"#.utf8)
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { _, _, _ in done.signal() }.resume()
+        done.wait()
+    }
+
+    func ctl(_ vault: VaultHarness, _ command: String, email: String, password: String, service: String = "app") throws -> VaultHarness.Result {
+        try vault.ctl([command, "supabase", "--url", url, "--anon-key", anonKey, "--email", email, "--service", service],
+                      input: Array((password + "\n").utf8))
+    }
+}
+
+@Suite struct SupabaseTests {
+    func stored(_ vault: VaultHarness, _ account: String = "alice@example.com") throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(try vault.ctl("get", "app", account).stdout)) as? [String: Any] ?? [:]
+    }
+
+    @Test func signUpSignInRefreshAndSignOut() throws {
+        let vault = VaultHarness()
+        let server = try SupabaseServer(vault)
+        let signup = try server.ctl(vault, "signup", email: "new@example.com", password: "a long new passphrase")
+        #expect(signup.status == 0 && signup.stderr.contains("signed up"), "\(signup.stderr)")
+        #expect(try vault.ctl("token", "app", "new@example.com", "--min-ttl", "0").status == 0)
+        // Email confirmation on: no session yet, a clear next step.
+        let pending = try server.ctl(vault, "signup", email: "confirm-me@example.com", password: "another passphrase")
+        #expect(pending.status == 0 && pending.stderr.contains("confirmation link"), "\(pending.stderr)")
+        #expect(try vault.ctl("get", "app", "confirm-me@example.com").status == 3)
+
+        #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
+        let first = try stored(vault)
+        #expect(first["email"] as? String == "alice@example.com" && first["user_id"] as? String == "user-alice")
+        usleep(2_200_000)
+        let refreshed = try vault.ctl("token", "app", "alice@example.com", "--min-ttl", "1")
+        #expect(refreshed.status == 0, "\(refreshed.stderr)")
+        #expect(try server.counts()["refresh"] == 1)
+        #expect(try stored(vault)["refresh_token"] as? String != first["refresh_token"] as? String, "the rotated refresh token is stored")
+
+        let logout = try vault.ctl("logout", "app", "alice@example.com")
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(try server.counts()["logout"] == 1)
+        #expect(try vault.ctl("get", "app", "alice@example.com").status == 3)
+        #expect(try vault.ctl("logout", "app", "alice@example.com").status == 3)
+    }
+
+    @Test func sentencesForServerErrorsAndChecksBeforeAnyRequest() throws {
+        let vault = VaultHarness()
+        let server = try SupabaseServer(vault)
+        let wrong = try server.ctl(vault, "login", email: "alice@example.com", password: "not-her-password")
+        #expect(wrong.status == 1 && wrong.stderr.contains("wrong email or password"))
+        #expect(!wrong.stderr.contains("not-her-password"))
+        let unconfirmed = try server.ctl(vault, "login", email: "pending@example.com", password: "pending-password")
+        #expect(unconfirmed.stderr.contains("not confirmed"))
+        let exists = try server.ctl(vault, "signup", email: "alice@example.com", password: "whatever123")
+        #expect(exists.status == 1 && exists.stderr.contains("already exists"))
+        let before = try server.counts()
+        let badEmail = try server.ctl(vault, "login", email: "alice.example.com", password: "alice-password")
+        #expect(badEmail.status == 2 && badEmail.stderr.contains("not an email address"))
+        let short = try server.ctl(vault, "signup", email: "short@example.com", password: "12345")
+        #expect(short.status == 2 && short.stderr.contains("shorter than 6"))
+        #expect(try server.counts() == before, "nothing may be sent when the input is wrong")
+        let weak = try server.ctl(vault, "signup", email: "weak@example.com", password: "password")
+        #expect(weak.status == 0 && weak.stderr.contains("weak"))
+        let reset = try vault.ctl(["reset-password", "supabase", "--url", server.url, "--anon-key", server.anonKey, "--email", "alice@example.com"])
+        #expect(reset.status == 0 && reset.stderr.contains("reset email"))
+        #expect(try server.counts()["recover"] == 1)
+    }
+
+    /// vaultd killed after Supabase answered a refresh but before the new refresh token was
+    /// stored leaves the previous session in the vault: within Supabase's reuse interval the old
+    /// refresh token still yields the active session, so after a restart everything works.
+    @Test func aSessionLeftFromBeforeARotationRecoversWithinTheReuseInterval() throws {
+        let vault = VaultHarness()
+        let server = try SupabaseServer(vault)
+        #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
+        let before = try vault.ctl("get", "app", "alice@example.com").stdout
+        usleep(2_200_000)
+        #expect(try vault.ctl("token", "app", "--min-ttl", "1").status == 0)  // rotates
+        vault.stopDaemons()
+        // What the vault holds if vaultd died between Supabase's answer and the store.
+        #expect(try vault.ctl(["session", "import", "app", "alice@example.com"], input: before).status == 0)
+        let recovered = try vault.ctl("token", "app", "--min-ttl", "1")
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        let oldRefresh = (try JSONSerialization.jsonObject(with: Data(before)) as? [String: Any])?["refresh_token"] as? String
+        #expect(try stored(vault)["refresh_token"] as? String != oldRefresh, "the active session's refresh token is stored again")
+        #expect(try vault.ctl("token", "app", "--min-ttl", "0").status == 0)
+
+        // Past the reuse interval, the old token revokes the family: sign in again (exit 4).
+        #expect(try vault.ctl(["session", "import", "app", "alice@example.com"], input: before).status == 0)
+        usleep(2_300_000)
+        let revoked = try vault.ctl("token", "app", "--min-ttl", "1")
+        #expect(revoked.status == 4 && revoked.stderr.contains("refresh_token_already_used"), "\(revoked.stderr)")
+    }
+
+    @Test func badServerAnswersAreClearErrorsAndLeaveTheSessionUntouched() throws {
+        let vault = VaultHarness()
+        vault.environment["VAULT_HTTP_TIMEOUT"] = "1"
+        let server = try SupabaseServer(vault)
+        #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
+        let original = try stored(vault)
+        usleep(2_200_000)
+        for (mode, expected) in [("html", "not JSON"), ("missing", "no access_token"), ("500", "HTTP 500"), ("reset", "cannot reach"), ("slow", "no answer within 1 s")] {
+            // Enough faults for vaultd's retries and libcurl's own retry of a dropped connection.
+            try server.fault(mode, count: 50)
+            let result = try vault.ctl("token", "app", "--min-ttl", "1")
+            #expect(result.status == 5, "\(mode): \(result.stderr)")
+            #expect(result.stderr.contains(expected), "\(mode): \(result.stderr)")
+            #expect(result.stderr.contains("unchanged"), "\(mode): \(result.stderr)")
+            let after = try stored(vault)
+            #expect(after["refresh_token"] as? String == original["refresh_token"] as? String, "\(mode) changed the stored session")
+            #expect(after["needs_sign_in"] as? Bool == false, "\(mode)")
+            try server.fault("none", count: 0)
+        }
+        // And with the server healthy again, the same session refreshes.
+        #expect(try vault.ctl("token", "app", "--min-ttl", "1").status == 0)
+    }
+}

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""A local Supabase Auth (GoTrue) for vault's tests, following the documented requests,
+responses and error bodies (see shared reference: token endpoints).
+
+Usage: supabase_server.py STATE_DIR
+Writes STATE_DIR/server.json ({"port", "anon_key"}) once listening on 127.0.0.1. Access tokens
+live 2 s; refresh tokens rotate, with a 2 s reuse interval. Seeded users: alice@example.com /
+alice-password (confirmed), pending@example.com / pending-password (email not confirmed).
+Test controls: GET /__count, POST /__fault {"mode": "html|missing|500|reset|slow", "count": N}
+(applies to the next N refresh requests). Stops when its stdin closes.
+"""
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+ACCESS_LIFETIME = 2
+REUSE_INTERVAL = 2.0
+ANON_KEY = "anon-" + secrets.token_hex(8)
+
+lock = threading.Lock()
+users = {
+    "alice@example.com": {"id": "user-alice", "password": "alice-password", "confirmed": True},
+    "pending@example.com": {"id": "user-pending", "password": "pending-password", "confirmed": False},
+}
+refresh_tokens = {}  # token -> {"session", "revoked_at", "child"}
+sessions = {}  # session id -> {"user", "active", "latest"}
+access_tokens = {}  # token -> {"session", "expires"}
+counts = {"token": 0, "refresh": 0, "logout": 0, "signup": 0, "recover": 0}
+fault = {"mode": None, "count": 0}
+
+
+def new_session_tokens(session_id):
+    user = sessions[session_id]["user"]
+    access, refresh = "at-" + secrets.token_urlsafe(24), secrets.token_urlsafe(18)
+    now = time.time()
+    access_tokens[access] = {"session": session_id, "expires": now + ACCESS_LIFETIME}
+    refresh_tokens[refresh] = {"session": session_id, "revoked_at": None, "child": None}
+    sessions[session_id]["latest"] = refresh
+    return {
+        "access_token": access, "token_type": "bearer", "expires_in": ACCESS_LIFETIME,
+        "expires_at": int(now + ACCESS_LIFETIME), "refresh_token": refresh,
+        "user": {"id": users[user]["id"], "email": user, "aud": "authenticated"},
+    }
+
+
+def start_session(email):
+    session_id = secrets.token_hex(8)
+    sessions[session_id] = {"user": email, "active": True, "latest": None}
+    return new_session_tokens(session_id)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body=None, content_type="application/json", headers=()):
+        data = b"" if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        self.send_response(status)
+        if data:
+            self.send_header("Content-Type", content_type)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def error(self, status, code, message):
+        if self.headers.get("X-Supabase-Api-Version"):
+            self.reply(status, {"code": code, "message": message})
+        else:
+            self.reply(status, {"code": status, "error_code": code, "msg": message}, headers=[("x-sb-error-code", code)])
+
+    def do_GET(self):
+        if self.path == "/__count":
+            with lock:
+                return self.reply(200, counts)
+        self.reply(404, {"message": "not found"})
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        url = urlparse(self.path)
+        query = parse_qs(url.query)
+        if url.path == "/__fault":
+            with lock:
+                fault.update(json.loads(raw))
+            return self.reply(200, {})
+        if self.headers.get("apikey") != ANON_KEY:
+            return self.reply(401, {"message": "Invalid API key"})
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            return self.error(400, "bad_json", "could not parse request body as JSON")
+        if url.path == "/auth/v1/token":
+            grant = (query.get("grant_type") or [""])[0]
+            with lock:
+                counts["token"] += 1
+            if grant == "password":
+                return self.password_grant(body)
+            if grant == "refresh_token":
+                return self.refresh_grant(body)
+            return self.error(400, "validation_failed", "unsupported grant_type")
+        if url.path == "/auth/v1/signup":
+            return self.signup(body)
+        if url.path == "/auth/v1/recover":
+            with lock:
+                counts["recover"] += 1
+            return self.reply(200, {})
+        if url.path == "/auth/v1/logout":
+            return self.logout()
+        self.reply(404, {"message": "not found"})
+
+    def password_grant(self, body):
+        with lock:
+            user = users.get(body.get("email", ""))
+            if not user or user["password"] != body.get("password"):
+                return self.error(400, "invalid_credentials", "Invalid login credentials")
+            if not user["confirmed"]:
+                return self.error(400, "email_not_confirmed", "Email not confirmed")
+            return self.reply(200, start_session(body["email"]))
+
+    def refresh_grant(self, body):
+        with lock:
+            counts["refresh"] += 1
+            mode = fault["mode"] if fault["count"] > 0 else None
+            if mode:
+                fault["count"] -= 1
+        if mode == "html":
+            return self.reply(200, b"<html><body>Bad gateway</body></html>", content_type="text/html")
+        if mode == "missing":
+            return self.reply(200, {"token_type": "bearer", "expires_in": 3600})
+        if mode == "500":
+            return self.reply(500, {"message": "internal error"})
+        if mode == "reset":
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        if mode == "slow":
+            time.sleep(5)
+        token = body.get("refresh_token", "")
+        with lock:
+            if len(token) < 12:
+                return self.error(400, "validation_failed", "refresh token too short")
+            entry = refresh_tokens.get(token)
+            if entry is None:
+                return self.error(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found")
+            session = sessions[entry["session"]]
+            if not session["active"]:
+                return self.error(400, "session_not_found", "Session not found")
+            if entry["revoked_at"] is not None:
+                if time.time() - entry["revoked_at"] <= REUSE_INTERVAL:
+                    # Within the reuse interval: the currently active session.
+                    return self.reply(200, new_session_tokens_for_reuse(entry["session"]))
+                session["active"] = False
+                return self.error(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
+            entry["revoked_at"] = time.time()
+            return self.reply(200, new_session_tokens(entry["session"]))
+
+    def signup(self, body):
+        email, password = body.get("email", ""), body.get("password", "")
+        with lock:
+            counts["signup"] += 1
+            if "@" not in email:
+                return self.error(400, "email_address_invalid", "Email address is invalid")
+            if email in users:
+                return self.error(400, "user_already_exists", "User already registered")
+            if len(password) < 6:
+                return self.error(400, "weak_password", "Password should be at least 6 characters.")
+            confirm = email.startswith("confirm")
+            users[email] = {"id": "user-" + secrets.token_hex(4), "password": password, "confirmed": not confirm}
+            if confirm:
+                return self.reply(200, {"id": users[email]["id"], "email": email, "confirmation_sent_at": "now"})
+            return self.reply(200, start_session(email))
+
+    def logout(self):
+        token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+        with lock:
+            counts["logout"] += 1
+            entry = access_tokens.get(token)
+            if entry is None or entry["expires"] < time.time():
+                return self.error(401, "bad_jwt", "invalid JWT")
+            sessions[entry["session"]]["active"] = False
+        return self.reply(204)
+
+
+def new_session_tokens_for_reuse(session_id):
+    """The active session's tokens: the latest refresh token, a fresh access token."""
+    latest = sessions[session_id]["latest"]
+    user = sessions[session_id]["user"]
+    access = "at-" + secrets.token_urlsafe(24)
+    now = time.time()
+    access_tokens[access] = {"session": session_id, "expires": now + ACCESS_LIFETIME}
+    return {
+        "access_token": access, "token_type": "bearer", "expires_in": ACCESS_LIFETIME,
+        "expires_at": int(now + ACCESS_LIFETIME), "refresh_token": latest,
+        "user": {"id": users[user]["id"], "email": user, "aud": "authenticated"},
+    }
+
+
+state = sys.argv[1]
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+with open(os.path.join(state, "server.json.tmp"), "w") as out:
+    json.dump({"port": server.server_port, "anon_key": ANON_KEY}, out)
+os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
+threading.Thread(target=server.serve_forever, daemon=True).start()
+sys.stdin.read()
