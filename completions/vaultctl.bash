@@ -2,7 +2,7 @@
 _vaultctl() {
     local cur prev words cword
     _init_completion 2>/dev/null || { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
-    local commands="get set add delete list status lock unlock passwd token login session doctor migrate version help"
+    local commands="get set add delete list status lock unlock passwd token login signup reset-password logout session doctor migrate version help"
     case $prev in
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --label|--comment) return ;;
@@ -29,7 +29,7 @@ _vaultctl() {
         list|status|doctor) options="--json" ;;
         migrate) options="--to --json" ;;
         token) options="--min-ttl --format --env-name" ;;
-        login) options="--token-endpoint --username --client-id --client-secret-file --scope --service --account" ;;
+        login|signup|reset-password) options="--url --anon-key --email --token-endpoint --username --client-id --client-secret-file --scope --service --account --revocation-endpoint --min-password-length" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options --socket" -- "$cur"))

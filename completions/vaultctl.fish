@@ -1,5 +1,5 @@
 # fish completion for vaultctl
-set -l commands get set add delete list status lock unlock passwd token login session doctor migrate version help
+set -l commands get set add delete list status lock unlock passwd token login signup reset-password logout session doctor migrate version help
 complete -c vaultctl -f
 complete -c vaultctl -l socket -r -F -d 'socket path'
 complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a get -d 'print a secret'
