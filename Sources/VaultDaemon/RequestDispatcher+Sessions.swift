@@ -140,6 +140,17 @@ extension RequestDispatcher {
         return afterScheme.map(String.init) ?? url
     }
 
+    /// An item's metadata, with a session's non-secret details for sessions.
+    func describe(_ info: ItemInfo) -> ItemBody {
+        var body = ItemBody(info, secret: nil)
+        if info.kind == .session, let record = try? tokens.load(info.key) {
+            body.session = SessionBody(
+                provider: record.provider, user: record.email ?? record.userID,
+                expiresAt: record.expiresAt.map { Timestamp.rfc3339(milliseconds: Int64($0 * 1000)) }, needsSignIn: record.needsSignIn)
+        }
+        return body
+    }
+
     /// The session named by service and account; with no account, the service's only session.
     func sessionKey(_ request: Request) throws -> ItemKey {
         guard let serviceName = request.service else { throw VaultError.invalidInput("missing field 'service'") }

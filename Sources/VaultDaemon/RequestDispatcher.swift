@@ -87,7 +87,7 @@ public final class RequestDispatcher: Sendable {
         case .list:
             if let service = request.service { try ItemKey.validate(service, field: "service") }
             let items = try service.perform { try $0.list(service: request.service) }
-            return ResultBody(items: items.map { ItemBody($0, secret: nil) })
+            return ResultBody(items: items.map(describe))
         case .lock:
             try service.perform { try $0.lock() }
             service.setLockReason("locked by 'vaultctl lock'")
@@ -154,7 +154,8 @@ public final class RequestDispatcher: Sendable {
             version: VaultVersion.string, protocolVersion: VaultVersion.protocolVersion, pid: getpid(),
             backend: storeStatus.backend, backendReason: backendReason, locked: storeStatus.isLocked,
             location: storeStatus.location, exists: exists, items: storeStatus.itemCount, socket: socketPath,
-            lockReason: storeStatus.isLocked ? service.currentLockReason : nil)
+            lockReason: storeStatus.isLocked ? service.currentLockReason : nil,
+            sessions: storeStatus.isLocked ? nil : (try? service.perform { try $0.list(service: nil) })?.filter { $0.kind == .session }.map(describe))
     }
 
     func itemKey(_ request: Request) throws -> ItemKey {

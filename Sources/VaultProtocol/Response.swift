@@ -159,9 +159,11 @@ public struct ItemBody: Codable, Sendable, Equatable {
     public var modified: String
     public var secret: String?
     public var secretBase64: String?
+    /// For sign-in sessions (`list`, `status`): who, with which provider, until when. No tokens.
+    public var session: SessionBody?
 
     enum CodingKeys: String, CodingKey {
-        case service, account, label, comment, kind, created, modified, secret
+        case service, account, label, comment, kind, created, modified, secret, session
         case secretBase64 = "secret_b64"
     }
 
@@ -181,6 +183,28 @@ public struct ItemBody: Codable, Sendable, Equatable {
     }
 }
 
+/// A session's non-secret details.
+public struct SessionBody: Codable, Sendable, Equatable {
+    public var provider: String
+    public var user: String?
+    /// RFC 3339 UTC; absent when the provider gave no lifetime.
+    public var expiresAt: String?
+    public var needsSignIn: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case provider, user
+        case expiresAt = "expires_at"
+        case needsSignIn = "needs_sign_in"
+    }
+
+    public init(provider: String, user: String?, expiresAt: String?, needsSignIn: Bool) {
+        self.provider = provider
+        self.user = user
+        self.expiresAt = expiresAt
+        self.needsSignIn = needsSignIn
+    }
+}
+
 public struct StatusBody: Codable, Sendable, Equatable {
     public var version: String
     public var protocolVersion: Int
@@ -197,18 +221,22 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public var socket: String
     /// When locked, what went wrong with the last unlock attempt (never a secret).
     public var lockReason: String?
+    /// The sign-in sessions kept, with their details (when unlocked).
+    public var sessions: [ItemBody]?
 
     enum CodingKeys: String, CodingKey {
         case version, pid, backend, locked, location, exists, items, socket
         case protocolVersion = "protocol"
         case backendReason = "backend_reason"
         case lockReason = "lock_reason"
+        case sessions
     }
 
     public init(
         version: String, protocolVersion: Int, pid: Int32, backend: String, backendReason: String, locked: Bool,
-        location: String, exists: Bool, items: Int?, socket: String, lockReason: String?
+        location: String, exists: Bool, items: Int?, socket: String, lockReason: String?, sessions: [ItemBody]? = nil
     ) {
+        self.sessions = sessions
         self.version = version
         self.protocolVersion = protocolVersion
         self.pid = pid

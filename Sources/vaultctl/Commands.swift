@@ -55,8 +55,8 @@ struct Commands {
             return
         }
         Output.table(
-            header: ["SERVICE", "ACCOUNT", "LABEL", "KIND", "MODIFIED"],
-            rows: items.map { [$0.service, $0.account, $0.label, $0.kind, $0.modified] })
+            header: ["SERVICE", "ACCOUNT", "LABEL", "KIND", "MODIFIED", "SESSION"],
+            rows: items.map { [$0.service, $0.account, $0.label, $0.kind, $0.modified, $0.session.map(Self.summary) ?? ""] })
     }
 
     func status(_ arguments: ParsedArguments) throws {
@@ -77,6 +77,21 @@ struct Commands {
         } else {
             Output.line("state:  unlocked, \(status.items.map(String.init) ?? "?") item(s)")
         }
+        for session in status.sessions ?? [] {
+            Output.line("session: \(session.service) (\(session.account)): \(session.session.map(Self.summary) ?? "unreadable")")
+        }
+    }
+
+    /// "supabase, alice@example.com, expires 2026-11-30T12:00:00Z" or "..., NEEDS SIGN-IN".
+    static func summary(_ session: SessionBody) -> String {
+        var parts = [session.provider]
+        if let user = session.user { parts.append(user) }
+        if session.needsSignIn {
+            parts.append("NEEDS SIGN-IN")
+        } else if let expires = session.expiresAt {
+            parts.append("expires " + expires)
+        }
+        return parts.joined(separator: ", ")
     }
 
     func lock(_ arguments: ParsedArguments) throws {

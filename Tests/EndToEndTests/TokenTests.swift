@@ -90,7 +90,11 @@ final class OAuthServer: @unchecked Sendable {
         let first = try storedSession(vault)
         let firstRefresh = first["refresh_token"] as? String
         #expect(first["needs_sign_in"] as? Bool == false && firstRefresh != nil)
-        #expect(try vault.ctl("list", "--json").text.contains(#""kind":"session""#))
+        let listed = try vault.ctl("list", "--json").text
+        #expect(listed.contains(#""kind":"session""#))
+        #expect(listed.contains(#""session":{"expires_at":""#) && listed.contains(#""provider":"oauth2","user":"alice"}"#), "\(listed)")
+        #expect(!listed.contains(firstRefresh ?? "@@") && !listed.contains(first["access_token"] as? String ?? "@@"), "list must not show tokens")
+        #expect(try vault.ctl("list").text.contains("oauth2, alice, expires "))
 
         // Fresh: served from the vault, no request to the server.
         let before = try server.tokenRequests()
@@ -128,6 +132,7 @@ final class OAuthServer: @unchecked Sendable {
         #expect(result.status == 4, "\(result.stderr)")
         #expect(result.stderr.contains("needs a new sign-in") && result.stderr.contains("vaultctl login oauth2"))
         #expect(try storedSession(vault)["needs_sign_in"] as? Bool == true)
+        #expect(try vault.ctl("status").text.contains("session: example (alice): oauth2, alice, NEEDS SIGN-IN"))
         // No retry storm: a session marked for sign-in answers without asking the server.
         let requests = try server.tokenRequests()
         #expect(try vault.ctl("token", "example").status == 4)
