@@ -39,6 +39,9 @@ public final class Daemon: @unchecked Sendable {
     /// Binds (or adopts systemd's socket), unlocks with a non-interactive passphrase source, and
     /// starts serving. Returns once serving; call `dispatchMain()` afterwards.
     public func start(inheritedSocket: FileDescriptor?) throws {
+        // Before the socket exists: whoever sees vaultd answer may stop it at once, and a SIGTERM
+        // arriving between ignoring the signal and registering its source would be lost.
+        installSignalHandlers()
         if let inheritedSocket {
             try listener.adopt(inheritedSocket)
             logger.info("using the socket passed by systemd for \(configuration.socketPath)")
@@ -48,7 +51,6 @@ public final class Daemon: @unchecked Sendable {
         unlockAtStart()
         startAccepting()
         startTimers()
-        installSignalHandlers()
         let (store, reason) = service.current
         logger.info("vaultd \(VaultVersion.string) serving on \(configuration.socketPath) with the \(store.backendName) store (\(reason))")
         // Requests queue behind the start-up unlock on the store queue, so READY=1 can go out now.

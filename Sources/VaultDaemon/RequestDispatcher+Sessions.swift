@@ -20,9 +20,11 @@ extension RequestDispatcher {
             logger.info("\(operation == .signup ? "signed up" : "signed in"): session for \(key)")
             return ResultBody(item: ItemBody(info, secret: nil), message: message)
         case .resetPassword:
-            let supabase = try supabaseAuth(request)
             let email = try required(request.email, "email")
-            if let failure = supabase.recover(email: email) { throw providerError(failure, doing: "request a password reset") }
+            let failure = request.provider == "firebase"
+                ? try firebaseAuth(request).sendPasswordReset(email: email)
+                : try supabaseAuth(request).recover(email: email)
+            if let failure { throw providerError(failure, doing: "request a password reset") }
             return ResultBody(message: "if \(email) has an account, a password reset email is on its way")
         case .logout:
             let key = try sessionKey(request)
@@ -72,6 +74,20 @@ extension RequestDispatcher {
             guard case .granted(let grant) = outcome else { throw providerError(outcome, doing: signingUp ? "sign up" : "sign in") }
             tokens.apply(grant, to: &record)
             return (key, record, nil)
+        case "firebase":
+            let firebase = try firebaseAuth(request)
+            let email = try required(request.email, "email")
+            let key = try ItemKey(service: try required(request.service, "service"), account: request.account ?? email)
+            var record = SessionRecord(
+                provider: "firebase", tokenEndpoint: firebase.tokenEndpoint, clientID: nil, clientSecret: nil, scope: nil,
+                accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+            record.apiKey = firebase.apiKey
+            record.projectURL = firebase.emulatorBase
+            record.email = email
+            let outcome = signingUp ? firebase.signUp(email: email, password: password) : firebase.signIn(email: email, password: password)
+            guard case .granted(let grant) = outcome else { throw providerError(outcome, doing: signingUp ? "sign up" : "sign in") }
+            tokens.apply(grant, to: &record)
+            return (key, record, nil)
         case "oauth2":
             guard !signingUp else { throw VaultError.invalidInput("OAuth 2.0 has no standard sign-up; sign up with the provider, then 'vaultctl login oauth2'") }
             let username = try required(request.username, "username")
@@ -85,7 +101,7 @@ extension RequestDispatcher {
             record.userID = record.userID ?? username
             return (key, record, nil)
         default:
-            throw VaultError.invalidInput("provider '\(request.provider ?? "")' is not supported by this build yet; use oauth2 or supabase")
+            throw VaultError.invalidInput("provider '\(request.provider ?? "")' is not supported; use oauth2, supabase or firebase")
         }
     }
 
@@ -108,6 +124,15 @@ extension RequestDispatcher {
                 throw VaultError.unavailable("could not revoke the session on the server (\(message)); it is kept: try again, or 'vaultctl delete' it to forget it here only")
             }
         }
+    }
+
+    private func firebaseAuth(_ request: Request) throws -> FirebaseAuth {
+        if let base = request.url {
+            let probe = SessionRecord(provider: "firebase", tokenEndpoint: base + "/securetoken.googleapis.com/v1/token", clientID: nil,
+                                      clientSecret: nil, scope: nil, accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+            try probe.validate()
+        }
+        return FirebaseAuth(http: tokens.client.http, apiKey: try required(request.apiKey, "api_key"), emulatorBase: request.url)
     }
 
     private func storeSession(_ key: ItemKey, _ record: SessionRecord, label: String?) throws -> ItemInfo {

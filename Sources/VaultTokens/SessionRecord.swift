@@ -62,6 +62,9 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         let project = try container.decodeIfPresent(String.self, forKey: .projectURL)
         if provider == "supabase", let project {
             tokenEndpoint = try container.decodeIfPresent(String.self, forKey: .tokenEndpoint) ?? project + "/auth/v1/token"
+        } else if provider == "firebase" {
+            tokenEndpoint = try container.decodeIfPresent(String.self, forKey: .tokenEndpoint)
+                ?? (project.map { $0 + "/securetoken.googleapis.com" } ?? "https://securetoken.googleapis.com") + "/v1/token"
         } else {
             tokenEndpoint = try container.decode(String.self, forKey: .tokenEndpoint)
         }
@@ -105,8 +108,11 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         } catch {
             throw VaultError.invalidInput("the session JSON is not valid JSON")
         }
-        guard ["oauth2", "supabase"].contains(record.provider) else {
-            throw VaultError.invalidInput("provider '\(record.provider)' is not supported by this build yet; use oauth2 or supabase")
+        guard ["oauth2", "supabase", "firebase"].contains(record.provider) else {
+            throw VaultError.invalidInput("provider '\(record.provider)' is not supported; use oauth2, supabase or firebase")
+        }
+        if record.provider == "firebase", record.apiKey == nil {
+            throw VaultError.invalidInput("a firebase session needs api_key")
         }
         if record.provider == "supabase", record.projectURL == nil || record.apiKey == nil {
             throw VaultError.invalidInput("a supabase session needs project_url and api_key")

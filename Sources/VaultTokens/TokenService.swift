@@ -123,6 +123,9 @@ public final class TokenService: Sendable {
         if record.provider == "supabase", let projectURL = record.projectURL, let apiKey = record.apiKey {
             return SupabaseAuth(http: client.http, projectURL: projectURL, apiKey: apiKey).refresh(refreshToken)
         }
+        if record.provider == "firebase", let apiKey = record.apiKey {
+            return FirebaseAuth(http: client.http, apiKey: apiKey, emulatorBase: record.projectURL).refresh(refreshToken)
+        }
         var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         if let scope = record.scope { form.append(("scope", scope)) }
         return client.request(endpoint: record.tokenEndpoint, form: form, clientID: record.clientID, clientSecret: record.clientSecret)

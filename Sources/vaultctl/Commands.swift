@@ -283,6 +283,13 @@ struct Commands {
             try Self.checkEmail(email)
             (request.url, request.apiKey, request.email) = (url, key, email)
             who = email
+        case "firebase":
+            guard let key = arguments.options["api-key"], let email = arguments.options["email"], request.service != nil else {
+                throw ParsedArguments.UsageError(message: "\(signingUp ? "signup" : "login") firebase needs --api-key KEY --email EMAIL --service NAME (and --url for an emulator)")
+            }
+            try Self.checkEmail(email)
+            (request.url, request.apiKey, request.email) = (arguments.options["url"], key, email)
+            who = email
         case "oauth2" where !signingUp:
             guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"], request.service != nil else {
                 throw ParsedArguments.UsageError(message: "login oauth2 needs --token-endpoint URL --username NAME --service NAME")
@@ -299,7 +306,7 @@ struct Commands {
             }
             who = username
         default:
-            throw ParsedArguments.UsageError(message: signingUp ? "signup supports: supabase" : "login supports: oauth2, supabase")
+            throw ParsedArguments.UsageError(message: signingUp ? "signup supports: supabase, firebase" : "login supports: oauth2, supabase, firebase")
         }
         let minimum = Int(arguments.options["min-password-length"] ?? "6") ?? 6
         let password: SecretBytes
@@ -322,14 +329,27 @@ struct Commands {
     }
 
     func resetPassword(_ arguments: ParsedArguments) throws {
-        try arguments.expect(1...1, "PROVIDER (supabase)")
-        guard arguments.positionals[0] == "supabase" else { throw ParsedArguments.UsageError(message: "reset-password supports: supabase") }
-        guard let url = arguments.options["url"], let key = arguments.options["anon-key"], let email = arguments.options["email"] else {
-            throw ParsedArguments.UsageError(message: "reset-password supabase needs --url URL --anon-key KEY --email EMAIL")
+        try arguments.expect(1...1, "PROVIDER (supabase or firebase)")
+        let provider = arguments.positionals[0]
+        guard let email = arguments.options["email"] else { throw ParsedArguments.UsageError(message: "reset-password needs --email EMAIL") }
+        var request = Request(op: .resetPassword)
+        switch provider {
+        case "supabase":
+            guard let url = arguments.options["url"], let key = arguments.options["anon-key"] else {
+                throw ParsedArguments.UsageError(message: "reset-password supabase needs --url URL --anon-key KEY --email EMAIL")
+            }
+            (request.url, request.apiKey) = (url, key)
+        case "firebase":
+            guard let key = arguments.options["api-key"] else {
+                throw ParsedArguments.UsageError(message: "reset-password firebase needs --api-key KEY --email EMAIL (and --url for an emulator)")
+            }
+            (request.url, request.apiKey) = (arguments.options["url"], key)
+        default:
+            throw ParsedArguments.UsageError(message: "reset-password supports: supabase, firebase")
         }
         try Self.checkEmail(email)
-        var request = Request(op: .resetPassword)
-        (request.provider, request.url, request.apiKey, request.email) = ("supabase", url, key, email)
+        request.provider = provider
+        request.email = email
         let result = try ProgressIndicator.while("requesting a reset email") { try session.send(request) }
         Output.error(result.message ?? "done")
     }

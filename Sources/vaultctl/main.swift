@@ -25,8 +25,9 @@ let usage = """
             [--client-secret-file F] [--scope S] [--revocation-endpoint URL]
       login supabase --url URL --anon-key KEY --email EMAIL [--service NAME]
                                        sign in and keep the session (password: prompt or stdin)
-      signup supabase --url URL --anon-key KEY --email EMAIL [--service NAME]
-      reset-password supabase --url URL --anon-key KEY --email EMAIL
+      login firebase --api-key KEY --email EMAIL --service NAME [--url EMULATOR]
+      signup supabase|firebase ...     same options as login; the password is asked twice
+      reset-password supabase|firebase ... --email EMAIL
       logout SERVICE [ACCOUNT]         sign out on the server, then remove the session
       session import SERVICE ACCOUNT   adopt a session (JSON on stdin)
       doctor [--json]                  check each store; exit 0 only when the one in use works
@@ -85,10 +86,10 @@ do {
         try commands.token(ParsedArguments(rest, valued: ["min-ttl", "format", "env-name"], switches: []))
     case "login", "signup":
         try commands.signIn(ParsedArguments(rest, valued: ["token-endpoint", "username", "client-id", "client-secret-file", "scope", "service",
-                                                           "account", "url", "anon-key", "email", "min-password-length", "revocation-endpoint"], switches: []),
+                                                           "account", "url", "anon-key", "api-key", "email", "min-password-length", "revocation-endpoint"], switches: []),
                             signingUp: command == "signup")
     case "reset-password":
-        try commands.resetPassword(ParsedArguments(rest, valued: ["url", "anon-key", "email"], switches: []))
+        try commands.resetPassword(ParsedArguments(rest, valued: ["url", "anon-key", "api-key", "email"], switches: []))
     case "logout":
         try commands.logout(ParsedArguments(rest, valued: [], switches: []))
     case "session":

@@ -24,8 +24,7 @@ import VaultCore
         let daemon = try vault.startDaemon()
         try vault.ctl("set", "a", "b", input: "x")
         #expect(FileManager.default.fileExists(atPath: vault.socketPath))
-        daemon.terminate()
-        daemon.waitUntilExit()
+        #expect(vault.terminate(daemon), "vaultd did not stop on SIGTERM")
         #expect(daemon.terminationReason == .exit && daemon.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: vault.socketPath))
         #expect(vault.foregroundLog.contains("SIGTERM: shutting down"))
@@ -197,8 +196,7 @@ import VaultCore
         let connection = try RawConnection(path: vault.socketPath)
         #expect(try connection.request(#"{"id":1,"op":"status"}"#)?.ok == true)
         connection.close()
-        daemon.terminate()
-        daemon.waitUntilExit()
+        #expect(vault.terminate(daemon), "vaultd did not stop on SIGTERM")
         #expect(notify.receive(timeout: 5)?.contains("STOPPING=1") == true)
     }
 }

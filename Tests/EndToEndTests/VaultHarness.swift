@@ -145,6 +145,21 @@ final class VaultHarness: @unchecked Sendable {
         return pid
     }
 
+    /// SIGTERM, then waits at most `seconds`; a daemon still running is killed and reported.
+    @discardableResult
+    func terminate(_ process: Process, within seconds: Double = 10) -> Bool {
+        process.terminate()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return false
+        }
+        process.waitUntilExit()
+        return true
+    }
+
     var foregroundLog: String { (try? String(contentsOfFile: root + "/vaultd-foreground.log", encoding: .utf8)) ?? "" }
 
     private var started: [Process] = []

@@ -1,0 +1,111 @@
+import Foundation
+import VaultCore
+
+/// Firebase Auth: `identitytoolkit` for sign-in, sign-up and reset email, `securetoken` for
+/// refresh. `emulatorBase` (e.g. http://127.0.0.1:9099) serves both under their host names as
+/// path prefixes, as the official emulator does; without it the production hosts are used.
+public struct FirebaseAuth: Sendable {
+    public let http: HTTPClient
+    public let apiKey: String
+    public let emulatorBase: String?
+
+    /// Error codes that mean the refresh token is dead: sign in again.
+    static let signInAgainCodes: Set<String> = ["INVALID_REFRESH_TOKEN", "TOKEN_EXPIRED", "USER_DISABLED", "USER_NOT_FOUND"]
+
+    public init(http: HTTPClient, apiKey: String, emulatorBase: String?) {
+        self.http = http
+        self.apiKey = apiKey
+        self.emulatorBase = emulatorBase.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    }
+
+    var identityBase: String { (emulatorBase.map { $0 + "/identitytoolkit.googleapis.com" } ?? "https://identitytoolkit.googleapis.com") + "/v1" }
+    public var tokenEndpoint: String { (emulatorBase.map { $0 + "/securetoken.googleapis.com" } ?? "https://securetoken.googleapis.com") + "/v1/token" }
+
+    public func signIn(email: String, password: SecretBytes) -> TokenOutcome {
+        account("accounts:signInWithPassword", email: email, password: password)
+    }
+
+    public func signUp(email: String, password: SecretBytes) -> TokenOutcome {
+        account("accounts:signUp", email: email, password: password)
+    }
+
+    public func sendPasswordReset(email: String) -> TokenOutcome? {
+        switch post(identityBase + "/accounts:sendOobCode", json: ["requestType": "PASSWORD_RESET", "email": email]) {
+        case .success: return nil
+        case .failure(let outcome): return outcome
+        }
+    }
+
+    public func refresh(_ refreshToken: String) -> TokenOutcome {
+        guard let url = URL(string: tokenEndpoint + "?key=" + TokenEndpointClient.formEncode(apiKey)) else { return .malformed("bad Firebase URL") }
+        let body = Data("grant_type=refresh_token&refresh_token=\(TokenEndpointClient.formEncode(refreshToken))".utf8)
+        switch classify(http.send("POST", url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: body)) {
+        case .success(let object):
+            // securetoken: access_token (= id_token), expires_in as a string, refresh_token, user_id.
+            guard var grant = TokenGrant.parse(object) else { return .malformed("Firebase's answer has no access_token") }
+            grant.userID = object["user_id"] as? String
+            return .granted(grant)
+        case .failure(let outcome):
+            return outcome
+        }
+    }
+
+    private func account(_ method: String, email: String, password: SecretBytes) -> TokenOutcome {
+        switch post(identityBase + "/" + method, json: ["email": email, "password": password.utf8String ?? "", "returnSecureToken": true]) {
+        case .success(let object):
+            guard let idToken = object["idToken"] as? String, let refreshToken = object["refreshToken"] as? String else {
+                return .malformed("Firebase's answer has no idToken or refreshToken")
+            }
+            let expiresIn = (object["expiresIn"] as? String).flatMap(Double.init) ?? (object["expiresIn"] as? Double)
+            return .granted(TokenGrant(
+                accessToken: idToken, tokenType: "Bearer", expiresIn: expiresIn, expiresAt: nil, refreshToken: refreshToken,
+                scope: nil, userID: object["localId"] as? String, email: object["email"] as? String))
+        case .failure(let outcome):
+            return outcome
+        }
+    }
+
+    private enum Answer {
+        case success([String: Any])
+        case failure(TokenOutcome)
+    }
+
+    private func post(_ endpoint: String, json: [String: Any]) -> Answer {
+        guard let url = URL(string: endpoint + "?key=" + TokenEndpointClient.formEncode(apiKey)) else { return .failure(.malformed("bad Firebase URL")) }
+        let body = try? JSONSerialization.data(withJSONObject: json)
+        return classify(http.send("POST", url, headers: ["Content-Type": "application/json"], body: body))
+    }
+
+    private func classify(_ result: HTTPClient.Result) -> Answer {
+        switch result {
+        case .failed(let message):
+            return .failure(.temporary("cannot reach Firebase: \(message)"))
+        case .response(let status, let data):
+            if status == 429 || status >= 500 { return .failure(.temporary("Firebase answered HTTP \(status)")) }
+            guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                return .failure(.malformed("Firebase answered HTTP \(status) with something that is not JSON"))
+            }
+            guard status >= 400 || object["error"] != nil else { return .success(object) }
+            // {"error":{"code":400,"message":"CODE[ : detail]"}}
+            let message = ((object["error"] as? [String: Any])?["message"] as? String) ?? "HTTP_\(status)"
+            let parts = message.components(separatedBy: " : ")
+            let code = parts[0].trimmingCharacters(in: .whitespaces)
+            let detail = parts.count > 1 ? parts[1] : ""
+            if code == "TOO_MANY_ATTEMPTS_TRY_LATER" { return .failure(.temporary("too many attempts: wait a while and try again")) }
+            if ["MISSING_REFRESH_TOKEN", "INVALID_GRANT_TYPE"].contains(code) { return .failure(.malformed("Firebase refused the request (\(code))")) }
+            return .failure(.rejected(code: code, message: Self.sentence(for: code, detail: detail)))
+        }
+    }
+
+    static func sentence(for code: String, detail: String) -> String {
+        switch code {
+        case "EMAIL_NOT_FOUND", "INVALID_PASSWORD", "INVALID_LOGIN_CREDENTIALS": "wrong email or password"
+        case "EMAIL_EXISTS": "a user with this email already exists: sign in instead (or reset the password)"
+        case "USER_DISABLED": "this user has been disabled"
+        case "WEAK_PASSWORD": "the password is too weak" + (detail.isEmpty ? "" : ": \(detail)")
+        case "INVALID_EMAIL": "the email address is not valid"
+        case "INVALID_REFRESH_TOKEN", "TOKEN_EXPIRED", "USER_NOT_FOUND": "the session is no longer valid (\(code))"
+        default: detail.isEmpty ? code : "\(code): \(detail)"
+        }
+    }
+}
