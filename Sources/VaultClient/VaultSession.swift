@@ -118,7 +118,7 @@ public final class VaultSession {
                 "no vaultd answers on \(socketPath) (autostart is off); start it with 'vaultd &' or 'systemctl --user start vaultd.socket'")
         }
         try DaemonLauncher.start(socketPath: socketPath, environment: environment)
-        let deadline = Clock.monotonicSeconds() + 5
+        let deadline = Clock.monotonicSeconds() + 10
         var lastError: Error = Errno(ECONNREFUSED)
         while Clock.monotonicSeconds() < deadline {
             do {
@@ -131,7 +131,7 @@ public final class VaultSession {
             }
         }
         throw VaultClientError.unavailable(
-            "started vaultd, but it did not answer on \(socketPath) within 5 s (\(lastError)); see \(FileSystem.parentDirectory(of: socketPath))/vaultd.log")
+            "started vaultd, but it did not answer on \(socketPath) within 10 s (\(lastError)); see \(FileSystem.parentDirectory(of: socketPath))/vaultd.log")
     }
 
     private func connectOnce() throws -> FileDescriptor {

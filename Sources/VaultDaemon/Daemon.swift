@@ -140,7 +140,17 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
+    private let refreshQueue = DispatchQueue(label: "vaultd.refresh")
+
     private func startTimers() {
+        if let ahead = configuration.refreshAhead {
+            // Its own queue: refreshes block on HTTP and must hold up neither accepting nor the pool.
+            let refresher = DispatchSource.makeTimerSource(queue: refreshQueue)
+            refresher.schedule(deadline: .now() + 0.25, repeating: min(max(ahead / 3, 0.25), 30))
+            refresher.setEventHandler { [self] in dispatcher.refreshSessions(expiringWithin: ahead) }
+            refresher.resume()
+            timers.append(refresher)
+        }
         if let lockAfter = configuration.lockAfter {
             let autoLock = DispatchSource.makeTimerSource(queue: acceptQueue)
             autoLock.schedule(deadline: .now() + 1, repeating: min(max(lockAfter / 4, 0.25), 10))

@@ -17,6 +17,8 @@ public struct DaemonConfiguration: Sendable {
     public var passphraseSource: PassphraseSource?
     /// Seconds any one Secret Service call may take.
     public var secretServiceTimeout: Double = 5
+    /// Refresh sessions in the background once they expire within this many seconds; nil: only on demand.
+    public var refreshAhead: Double?
     /// Seconds any one request to a sign-in provider may take.
     public var httpTimeout: Double = 10
     public var environment: [String: String]

@@ -165,6 +165,19 @@ extension RequestDispatcher {
         return afterScheme.map(String.init) ?? url
     }
 
+    /// Background refresh (`--refresh-ahead`): every session whose token expires within `ahead`
+    /// seconds is refreshed now, through the same single-flight path as `token`.
+    func refreshSessions(expiringWithin ahead: Double) {
+        guard let sessions = try? service.perform({ try $0.list(service: nil) }) else { return }
+        for info in sessions where info.kind == .session {
+            do {
+                _ = try tokens.token(for: info.key, minTTL: ahead)
+            } catch {
+                logger.debug("background refresh of \(info.key) failed: \(error)")
+            }
+        }
+    }
+
     /// An item's metadata, with a session's non-secret details for sessions.
     func describe(_ info: ItemInfo) -> ItemBody {
         var body = ItemBody(info, secret: nil)

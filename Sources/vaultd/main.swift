@@ -18,6 +18,8 @@ let usage = """
                              or /tmp/vault-UID/vault.sock)
       --backend NAME         auto (default), secret-service or file; or VAULT_BACKEND
       --lock-after DURATION  drop keys after this long without a request (e.g. 15m, 2h)
+      --refresh-ahead DURATION  refresh sign-in sessions in the background once they expire
+                             within DURATION (e.g. 5m), so 'vaultctl token' never waits
       --idle-timeout DURATION  close client connections idle this long (default: 5m)
       --max-connections N    refuse connections beyond N at once (default: 128)
       --log-file PATH        append logs here instead of stderr (created 0600)
@@ -45,6 +47,7 @@ var maxConnections = 128
 var logFile: String?
 var verbose = false
 var backendText: String?
+var refreshAhead: Double?
 
 var arguments = CommandLine.arguments.dropFirst()
 @MainActor func value(for flag: String) -> String {
@@ -59,6 +62,10 @@ while let argument = arguments.popFirst() {
         let text = value(for: argument)
         guard let seconds = DurationText.seconds(text) else { die("--lock-after takes a duration such as 15m or 2h, got '\(text)'", code: 2) }
         lockAfter = seconds
+    case "--refresh-ahead":
+        let text = value(for: argument)
+        guard let seconds = DurationText.seconds(text) else { die("--refresh-ahead takes a duration such as 5m, got '\(text)'", code: 2) }
+        refreshAhead = seconds
     case "--idle-timeout":
         let text = value(for: argument)
         guard let seconds = DurationText.seconds(text) else { die("--idle-timeout takes a duration such as 30s or 5m, got '\(text)'", code: 2) }
@@ -121,6 +128,7 @@ if let text = environment["VAULT_KDF_LOG2N"] {
 
 var configuration = DaemonConfiguration(socketPath: socketPath, vaultFilePath: vaultFile, environment: environment)
 configuration.lockAfter = lockAfter
+configuration.refreshAhead = refreshAhead
 configuration.idleTimeout = idleTimeout
 configuration.maxConnections = maxConnections
 configuration.kdfParameters = kdf

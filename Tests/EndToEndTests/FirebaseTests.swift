@@ -21,7 +21,7 @@ final class FirebaseServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         var info: [String: Any] = [:]
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             if let data = FileManager.default.contents(atPath: state + "/server.json"),
                let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { info = parsed; break }
             usleep(20_000)

@@ -30,7 +30,7 @@ final class PrivateKeyring: @unchecked Sendable {
             """
         try config.write(toFile: vault.root + "/bus.conf", atomically: true, encoding: .utf8)
         busPID = try vault.spawnDirectly(["/usr/bin/dbus-daemon", "--config-file=" + vault.root + "/bus.conf", "--nofork", "--nopidfile"])
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        for _ in 0..<3000 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
         vault.environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
         vault.environment["HOME"] = vault.root + "/home"
         vault.environment["VAULT_BACKEND"] = "auto"

@@ -22,7 +22,7 @@ final class SupabaseServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         var info: [String: Any] = [:]
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             if let data = FileManager.default.contents(atPath: state + "/server.json"),
                let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { info = parsed; break }
             usleep(20_000)
@@ -44,10 +44,10 @@ final class SupabaseServer: @unchecked Sendable {
         (try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(string: url + "/__count")!)) as? [String: Int]) ?? [:]
     }
 
-    func fault(_ mode: String, count: Int) throws {
+    func fault(_ mode: String, count: Int, pid: Int32 = 0) throws {
         var request = URLRequest(url: URL(string: url + "/__fault")!)
         request.httpMethod = "POST"
-        request.httpBody = Data(#"{"mode":"\#(mode)","count":\#(count)}"#.utf8)
+        request.httpBody = Data(#"{"mode":"\#(mode)","count":\#(count),"pid":\#(pid)}"#.utf8)
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { _, _, _ in done.signal() }.resume()
         done.wait()
@@ -138,6 +138,44 @@ final class SupabaseServer: @unchecked Sendable {
         usleep(2_300_000)
         let revoked = try vault.ctl("token", "app", "--min-ttl", "1")
         #expect(revoked.status == 4 && revoked.stderr.contains("refresh_token_already_used"), "\(revoked.stderr)")
+    }
+
+    /// The real thing: Supabase answers a refresh and vaultd is SIGKILLed the same instant,
+    /// before or after it stored the rotated token. Restarted, the session works.
+    @Test func vaultdKilledRightAfterSupabaseAnsweredARefreshStillHasAWorkingSession() throws {
+        let vault = VaultHarness()
+        let server = try SupabaseServer(vault)
+        #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
+        usleep(2_200_000)
+        guard let pid = vault.daemonPIDs().first else {
+            Issue.record("no vaultd running")
+            return
+        }
+        try server.fault("kill", count: 1, pid: pid)
+        let killed = try vault.ctl("token", "app", "--min-ttl", "1")
+        #expect(killed.status == 5, "the caller sees the daemon go away: \(killed.stderr)")
+        for _ in 0..<200 where !vault.daemonPIDs().isEmpty { usleep(10_000) }
+        #expect(try server.counts()["refresh"] == 1)
+        // Restarted by autostart: within the reuse interval either stored state refreshes.
+        let after = try vault.ctl("token", "app", "--min-ttl", "1")
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(try vault.ctl("token", "app", "--min-ttl", "0").status == 0)
+    }
+
+    @Test func refreshAheadKeepsSessionsFreshWithoutAnyCaller() throws {
+        let vault = VaultHarness()
+        let server = try SupabaseServer(vault)
+        _ = try vault.startDaemon(["--refresh-ahead", "1.5"])
+        #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
+        let first = try stored(vault)
+        // Two-second tokens, refreshed 1.5 s before they expire: nobody asks, yet they rotate.
+        usleep(3_000_000)
+        #expect((try server.counts()["refresh"] ?? 0) >= 2)
+        #expect(try stored(vault)["refresh_token"] as? String != first["refresh_token"] as? String)
+        let before = try server.counts()["refresh"] ?? 0
+        let token = try vault.ctl("token", "app", "--min-ttl", "0.5")
+        #expect(token.status == 0)
+        #expect(try server.counts()["refresh"] ?? 0 <= before + 1)
     }
 
     @Test func badServerAnswersAreClearErrorsAndLeaveTheSessionUntouched() throws {

@@ -24,7 +24,7 @@ final class OAuthServer: @unchecked Sendable {
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
         var info: [String: Any] = [:]
-        for _ in 0..<600 {
+        for _ in 0..<3000 {
             if let data = FileManager.default.contents(atPath: state + "/server.json"),
                let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { info = parsed; break }
             usleep(20_000)

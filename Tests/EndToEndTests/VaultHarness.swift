@@ -164,7 +164,7 @@ final class VaultHarness: @unchecked Sendable {
 
     private var started: [Process] = []
 
-    func waitForSocket(timeout: Double = 10) throws {
+    func waitForSocket(timeout: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let connection = try? RawConnection(path: socketPath) {

@@ -7,11 +7,13 @@ Writes STATE_DIR/server.json ({"port", "anon_key"}) once listening on 127.0.0.1.
 live 2 s; refresh tokens rotate, with a 2 s reuse interval. Seeded users: alice@example.com /
 alice-password (confirmed), pending@example.com / pending-password (email not confirmed).
 Test controls: GET /__count, POST /__fault {"mode": "html|missing|500|reset|slow", "count": N}
-(applies to the next N refresh requests). Stops when its stdin closes.
+(applies to the next N refresh requests), or {"mode": "kill", "pid": P, "count": 1}: answer the
+refresh normally, then SIGKILL process P at once. Stops when its stdin closes.
 """
 import json
 import os
 import secrets
+import signal  # noqa: F401
 import sys
 import threading
 import time
@@ -144,6 +146,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if mode == "slow":
             time.sleep(5)
+        if mode == "kill":
+            self.kill_after_answer = fault.get("pid")
         token = body.get("refresh_token", "")
         with lock:
             if len(token) < 12:
@@ -161,7 +165,11 @@ class Handler(BaseHTTPRequestHandler):
                 session["active"] = False
                 return self.error(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
             entry["revoked_at"] = time.time()
-            return self.reply(200, new_session_tokens(entry["session"]))
+            self.reply(200, new_session_tokens(entry["session"]))
+        pid = getattr(self, "kill_after_answer", None)
+        if pid:
+            self.wfile.flush()
+            os.kill(int(pid), 9)
 
     def signup(self, body):
         email, password = body.get("email", ""), body.get("password", "")

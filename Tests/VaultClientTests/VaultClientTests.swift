@@ -23,7 +23,14 @@ import VaultCore
             process.environment = ["VAULT_FILE": root + "/data/vault.db", "VAULT_PASSPHRASE_FILE": root + "/pass", "VAULT_KDF_LOG2N": "14", "VAULT_BACKEND": "file", "PATH": "/usr/bin:/bin"]
             process.standardError = FileHandle.nullDevice
             try process.run()
-            for _ in 0..<500 where !FileManager.default.fileExists(atPath: root + "/run/vault.sock") { usleep(10_000) }
+            // Until the socket accepts a connection (a loaded machine may take a while).
+            for _ in 0..<3000 {
+                if let fd = try? UnixSocket.stream() {
+                    defer { fd.close() }
+                    if (try? UnixSocket.connect(fd, path: root + "/run/vault.sock")) != nil { break }
+                }
+                usleep(10_000)
+            }
         }
 
         deinit {
