@@ -40,6 +40,36 @@ extension RequestDispatcher {
             let info = try storeSession(key, record, label: nil)
             logger.info("imported a session for \(key)")
             return ResultBody(item: ItemBody(info, secret: nil))
+        case .deviceStart:
+            let endpoint = try required(request.deviceEndpoint, "device_endpoint")
+            try SessionRecord.checkEndpoint(endpoint)
+            let codes = try DeviceAuthorization.start(
+                client: tokens.client, endpoint: endpoint, clientID: request.clientID, clientSecret: request.clientSecret, scope: request.scope)
+            return ResultBody(device: DeviceBody(
+                deviceCode: codes.deviceCode, userCode: codes.userCode, verificationURI: codes.verificationURI,
+                verificationURIComplete: codes.verificationURIComplete, expiresIn: codes.expiresIn, interval: codes.interval))
+        case .devicePoll:
+            let key = try ItemKey(service: try required(request.service, "service"), account: request.account ?? "default")
+            var record = SessionRecord(
+                provider: "oauth2", tokenEndpoint: try required(request.tokenEndpoint, "token_endpoint"), clientID: request.clientID,
+                clientSecret: request.clientSecret, scope: request.scope, accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+            record.revocationEndpoint = request.url
+            try record.validate()
+            switch DeviceAuthorization.poll(
+                client: tokens.client, tokenEndpoint: record.tokenEndpoint, deviceCode: try required(request.deviceCode, "device_code"),
+                clientID: record.clientID, clientSecret: record.clientSecret) {
+            case .pending:
+                return ResultBody(device: DeviceBody(state: "pending"))
+            case .slowDown:
+                return ResultBody(device: DeviceBody(state: "slow_down"))
+            case .failed(let error):
+                throw error
+            case .granted(let grant):
+                tokens.apply(grant, to: &record)
+                let info = try storeSession(key, record, label: "\(key.service) session (\(key.account))")
+                logger.info("signed in with a device code: session for \(key)")
+                return ResultBody(item: ItemBody(info, secret: nil))
+            }
         default:
             throw VaultError.internal("\(operation.rawValue) is not a session operation")
         }

@@ -118,7 +118,7 @@ public final class RequestDispatcher: Sendable {
             return ResultBody()
         case .migrate:
             return ResultBody(migration: try migrate(request))
-        case .token, .login, .signup, .resetPassword, .logout, .importSession:
+        case .token, .login, .signup, .resetPassword, .logout, .importSession, .deviceStart, .devicePoll:
             return try handleSession(operation, request)
         case .doctor:
             let reason = service.backendReason

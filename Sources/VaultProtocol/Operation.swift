@@ -6,4 +6,6 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case token, login, signup, logout
     case importSession = "import_session"
     case resetPassword = "reset_password"
+    case deviceStart = "device_start"
+    case devicePoll = "device_poll"
 }

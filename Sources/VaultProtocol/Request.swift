@@ -27,12 +27,17 @@ public struct Request: Codable, Sendable {
     public var url: String?
     public var apiKey: String?
     public var email: String?
+    /// `device_start` / `device_poll` (RFC 8628).
+    public var deviceEndpoint: String?
+    public var deviceCode: String?
     /// `import_session`: the session as JSON text.
     public var session: String?
 
     enum CodingKeys: String, CodingKey {
         case id, op, service, account, secret, label, comment, passphrase, to, provider, scope, username, password, session, url, email
         case apiKey = "api_key"
+        case deviceEndpoint = "device_endpoint"
+        case deviceCode = "device_code"
         case minTTL = "min_ttl"
         case tokenEndpoint = "token_endpoint"
         case clientID = "client_id"

@@ -40,11 +40,14 @@ public struct ResultBody: Codable, Sendable {
     public var token: TokenBody?
     // signup, reset_password, logout: what happened, for people
     public var message: String?
+    // device_start: the codes to show; device_poll: "pending" or "slow_down" until approved
+    public var device: DeviceBody?
 
     public init(
         item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,
-        doctor: DoctorBody? = nil, token: TokenBody? = nil, message: String? = nil
+        doctor: DoctorBody? = nil, token: TokenBody? = nil, message: String? = nil, device: DeviceBody? = nil
     ) {
+        self.device = device
         self.token = token
         self.message = message
         self.item = item
@@ -180,6 +183,38 @@ public struct ItemBody: Codable, Sendable, Equatable {
         self.modified = modified
         self.secret = secret
         self.secretBase64 = secretBase64
+    }
+}
+
+/// The device authorization grant's state (RFC 8628).
+public struct DeviceBody: Codable, Sendable, Equatable {
+    public var deviceCode: String?
+    public var userCode: String?
+    public var verificationURI: String?
+    public var verificationURIComplete: String?
+    public var expiresIn: Double?
+    public var interval: Double?
+    /// `device_poll`: "pending" or "slow_down".
+    public var state: String?
+
+    enum CodingKeys: String, CodingKey {
+        case interval, state
+        case deviceCode = "device_code"
+        case userCode = "user_code"
+        case verificationURI = "verification_uri"
+        case verificationURIComplete = "verification_uri_complete"
+        case expiresIn = "expires_in"
+    }
+
+    public init(deviceCode: String? = nil, userCode: String? = nil, verificationURI: String? = nil, verificationURIComplete: String? = nil,
+                expiresIn: Double? = nil, interval: Double? = nil, state: String? = nil) {
+        self.deviceCode = deviceCode
+        self.userCode = userCode
+        self.verificationURI = verificationURI
+        self.verificationURIComplete = verificationURIComplete
+        self.expiresIn = expiresIn
+        self.interval = interval
+        self.state = state
     }
 }
 

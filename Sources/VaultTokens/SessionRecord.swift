@@ -122,13 +122,18 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     }
 
     public func validate() throws {
-        guard let url = URL(string: tokenEndpoint), let scheme = url.scheme, ["https", "http"].contains(scheme), url.host != nil else {
-            throw VaultError.invalidInput("token_endpoint must be an http(s) URL")
+        try Self.checkEndpoint(tokenEndpoint, name: "token_endpoint")
+        if accessToken.isEmpty { throw VaultError.invalidInput("access_token is empty") }
+    }
+
+    /// An endpoint must be https; plain http is accepted for loopback test servers only.
+    public static func checkEndpoint(_ endpoint: String, name: String = "the endpoint") throws {
+        guard let url = URL(string: endpoint), let scheme = url.scheme, ["https", "http"].contains(scheme), url.host != nil else {
+            throw VaultError.invalidInput("\(name) must be an http(s) URL")
         }
         if scheme == "http", !["127.0.0.1", "localhost", "::1"].contains(url.host ?? "") {
-            throw VaultError.invalidInput("token_endpoint must use https (plain http is accepted for loopback test servers only)")
+            throw VaultError.invalidInput("\(name) must use https (plain http is accepted for loopback test servers only)")
         }
-        if accessToken.isEmpty { throw VaultError.invalidInput("access_token is empty") }
     }
 
     public func encoded() -> SecretBytes {

@@ -45,7 +45,31 @@ public struct TokenEndpointClient: Sendable {
     public init(http: HTTPClient = HTTPClient()) { self.http = http }
 
     public func request(endpoint: String, form: [(String, String)], clientID: String?, clientSecret: String?) -> TokenOutcome {
-        guard let url = URL(string: endpoint) else { return .malformed("the token endpoint is not a URL") }
+        switch post(endpoint: endpoint, form: form, clientID: clientID, clientSecret: clientSecret) {
+        case .failure(let outcome):
+            return outcome
+        case .error(let code, let description, let status):
+            if ["invalid_grant", "invalid_client", "unauthorized_client", "unsupported_grant_type"].contains(code) {
+                return .rejected(code: code, message: description.isEmpty ? code : "\(code): \(description)")
+            }
+            return .malformed("the token endpoint answered HTTP \(status), error '\(code)'")
+        case .success(let object):
+            guard let grant = TokenGrant.parse(object) else { return .malformed("the token endpoint's answer has no access_token") }
+            return .granted(grant)
+        }
+    }
+
+    /// An OAuth 2.0 endpoint's answer: a JSON object, an error per §5.2, or a failure to get either.
+    enum Answer {
+        case success([String: Any])
+        case error(code: String, description: String, status: Int)
+        case failure(TokenOutcome)
+    }
+
+    /// A form-encoded POST with client authentication (§2.3.1: HTTP Basic with a secret,
+    /// `client_id` in the body without one).
+    func post(endpoint: String, form: [(String, String)], clientID: String?, clientSecret: String?) -> Answer {
+        guard let url = URL(string: endpoint) else { return .failure(.malformed("\(endpoint) is not a URL")) }
         var headers = ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"]
         var fields = form
         if let clientID, let clientSecret {
@@ -57,22 +81,16 @@ public struct TokenEndpointClient: Sendable {
         let body = Data(fields.map { Self.formEncode($0.0) + "=" + Self.formEncode($0.1) }.joined(separator: "&").utf8)
         switch http.send("POST", url, headers: headers, body: body) {
         case .failed(let message):
-            return .temporary("cannot reach the token endpoint: \(message)")
+            return .failure(.temporary("cannot reach the token endpoint: \(message)"))
         case .response(let status, let data):
-            if status == 429 || status >= 500 { return .temporary("the token endpoint answered HTTP \(status)") }
+            if status == 429 || status >= 500 { return .failure(.temporary("the token endpoint answered HTTP \(status)")) }
             guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                return .malformed("the token endpoint answered HTTP \(status) with something that is not JSON")
+                return .failure(.malformed("the token endpoint answered HTTP \(status) with something that is not JSON"))
             }
             if status >= 400 || object["error"] != nil {
-                let code = object["error"] as? String ?? "http_\(status)"
-                let description = object["error_description"] as? String ?? ""
-                if ["invalid_grant", "invalid_client", "unauthorized_client", "unsupported_grant_type"].contains(code) {
-                    return .rejected(code: code, message: description.isEmpty ? code : "\(code): \(description)")
-                }
-                return .malformed("the token endpoint answered HTTP \(status), error '\(code)'")
+                return .error(code: object["error"] as? String ?? "http_\(status)", description: object["error_description"] as? String ?? "", status: status)
             }
-            guard let grant = TokenGrant.parse(object) else { return .malformed("the token endpoint's answer has no access_token") }
-            return .granted(grant)
+            return .success(object)
         }
     }
 

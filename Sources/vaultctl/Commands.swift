@@ -290,6 +290,8 @@ struct Commands {
             try Self.checkEmail(email)
             (request.url, request.apiKey, request.email) = (arguments.options["url"], key, email)
             who = email
+        case "oauth2" where !signingUp && arguments.flags.contains("device"):
+            return try deviceSignIn(arguments)
         case "oauth2" where !signingUp:
             guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"], request.service != nil else {
                 throw ParsedArguments.UsageError(message: "login oauth2 needs --token-endpoint URL --username NAME --service NAME")
@@ -326,6 +328,42 @@ struct Commands {
         if let item = result.item {
             Output.error("\(signingUp ? "signed up and signed in" : "signed in"): session stored as service '\(item.service)' account '\(item.account)'; 'vaultctl token \(item.service)' prints a valid access token")
         }
+    }
+
+    /// RFC 8628: show the code, then poll until it is approved on another device.
+    func deviceSignIn(_ arguments: ParsedArguments) throws {
+        guard let deviceEndpoint = arguments.options["device-endpoint"], let tokenEndpoint = arguments.options["token-endpoint"],
+              let service = arguments.options["service"] else {
+            throw ParsedArguments.UsageError(message: "login oauth2 --device needs --device-endpoint URL --token-endpoint URL --service NAME (and usually --client-id)")
+        }
+        var clientSecret: String?
+        if let file = arguments.options["client-secret-file"] {
+            let descriptor = try FileDescriptor.open(file, O_RDONLY)
+            clientSecret = String(decoding: try descriptor.closeAfter { try descriptor.readAll(limit: 4096) } ?? [], as: UTF8.self).trimmingSuffix("\n")
+        }
+        var start = Request(op: .deviceStart)
+        (start.deviceEndpoint, start.clientID, start.clientSecret, start.scope) = (deviceEndpoint, arguments.options["client-id"], clientSecret, arguments.options["scope"])
+        guard let codes = try session.send(start).device, let deviceCode = codes.deviceCode, let userCode = codes.userCode else {
+            throw VaultClientError(code: .internal, message: "vaultd's answer has no device codes")
+        }
+        Output.error("To sign in, open \(codes.verificationURI ?? "the verification page") and enter the code: \(userCode)")
+        if let complete = codes.verificationURIComplete { Output.error("(or open \(complete))") }
+        var poll = Request(op: .devicePoll, service: service, account: arguments.options["account"])
+        (poll.tokenEndpoint, poll.clientID, poll.clientSecret, poll.scope) = (tokenEndpoint, arguments.options["client-id"], clientSecret, arguments.options["scope"])
+        poll.deviceCode = deviceCode
+        poll.url = arguments.options["revocation-endpoint"]
+        var interval = max(codes.interval ?? 5, 1)
+        let deadline = Clock.monotonicSeconds() + (codes.expiresIn ?? 600)
+        let item: ItemBody = try ProgressIndicator.while("waiting for approval") {
+            while Clock.monotonicSeconds() < deadline {
+                usleep(UInt32(interval * 1_000_000))
+                let result = try session.send(poll)
+                if let item = result.item { return item }
+                if result.device?.state == "slow_down" { interval += 5 }
+            }
+            throw VaultError.signInRequired("the code expired before it was approved: run the login again")
+        }
+        Output.error("signed in: session stored as service '\(item.service)' account '\(item.account)'; 'vaultctl token \(item.service)' prints a valid access token")
     }
 
     func resetPassword(_ arguments: ParsedArguments) throws {

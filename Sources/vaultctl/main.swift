@@ -23,6 +23,8 @@ let usage = """
                                        print a valid access token, refreshed when needed
       login oauth2 --token-endpoint URL --username NAME --service NAME [--client-id ID]
             [--client-secret-file F] [--scope S] [--revocation-endpoint URL]
+      login oauth2 --device --device-endpoint URL --token-endpoint URL --service NAME [--client-id ID]
+                                       sign in with a code approved on another device (RFC 8628)
       login supabase --url URL --anon-key KEY --email EMAIL [--service NAME]
                                        sign in and keep the session (password: prompt or stdin)
       login firebase --api-key KEY --email EMAIL --service NAME [--url EMULATOR]
@@ -86,7 +88,8 @@ do {
         try commands.token(ParsedArguments(rest, valued: ["min-ttl", "format", "env-name"], switches: []))
     case "login", "signup":
         try commands.signIn(ParsedArguments(rest, valued: ["token-endpoint", "username", "client-id", "client-secret-file", "scope", "service",
-                                                           "account", "url", "anon-key", "api-key", "email", "min-password-length", "revocation-endpoint"], switches: []),
+                                                           "account", "url", "anon-key", "api-key", "email", "min-password-length", "revocation-endpoint",
+                                                           "device-endpoint"], switches: ["device"]),
                             signingUp: command == "signup")
     case "reset-password":
         try commands.resetPassword(ParsedArguments(rest, valued: ["url", "anon-key", "api-key", "email"], switches: []))
