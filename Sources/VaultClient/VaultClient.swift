@@ -80,6 +80,16 @@ public final class VaultClient: @unchecked Sendable {
         _ = try await send(Request(op: .unlock, passphrase: passphrase.map(Self.text)))
     }
 
+    /// A valid access token of the sign-in session `service` (and `account`, when the service has
+    /// several), refreshed by vaultd first when it expires within `minTTL` seconds. Throws
+    /// `VaultClientError` with `.signInRequired` when the user must sign in again.
+    public func token(service: String, account: String? = nil, minTTL: Double = 60) async throws -> TokenBody {
+        var request = Request(op: .token, service: service, account: account)
+        request.minTTL = minTTL
+        guard let token = try await send(request).token else { throw VaultClientError(code: .internal, message: "vaultd's answer has no token") }
+        return token
+    }
+
     /// Sends any request: for operations this wrapper does not cover yet.
     public func send(_ request: Request) async throws -> ResultBody {
         try await withCheckedThrowingContinuation { continuation in

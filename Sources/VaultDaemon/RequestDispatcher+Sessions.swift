@@ -36,7 +36,13 @@ extension RequestDispatcher {
         case .importSession:
             let key = try itemKey(request)
             guard let json = request.session else { throw VaultError.invalidInput("import_session needs 'session' (the session as JSON text)") }
-            let record = try SessionRecord.importing(Array(json.utf8), now: Double(Clock.nowMilliseconds()) / 1000)
+            var settings: [String: String] = [:]
+            settings["provider"] = request.provider
+            settings["project_url"] = request.url
+            settings["api_key"] = request.apiKey
+            settings["token_endpoint"] = request.tokenEndpoint
+            settings["client_id"] = request.clientID
+            let record = try SessionRecord.importing(Array(json.utf8), now: Double(Clock.nowMilliseconds()) / 1000, settings: settings)
             let info = try storeSession(key, record, label: nil)
             logger.info("imported a session for \(key)")
             return ResultBody(item: ItemBody(info, secret: nil))

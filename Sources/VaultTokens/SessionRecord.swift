@@ -85,7 +85,20 @@ public struct SessionRecord: Codable, Sendable, Equatable {
 
     /// Reads a session to import: a record, or an OAuth 2.0 token response (RFC 6749 §5.1) with
     /// `token_endpoint` and `client_id` beside it; `expires_in` (number or string) becomes `expires_at`.
-    public static func importing(_ json: [UInt8], now: Double) throws -> SessionRecord {
+    /// `settings` fill in what the JSON lacks (provider, project_url, api_key, token_endpoint,
+    /// client_id): a Supabase session object carries only tokens and the user.
+    public static func importing(_ json: [UInt8], now: Double, settings: [String: String] = [:]) throws -> SessionRecord {
+        var json = json
+        if !settings.isEmpty, var object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] {
+            for (name, value) in settings where object[name] == nil { object[name] = value }
+            // A Supabase session object's user: keep its id and email.
+            if let user = object["user"] as? [String: Any] {
+                if object["user_id"] == nil { object["user_id"] = user["id"] }
+                if object["email"] == nil { object["email"] = user["email"] }
+                object["user"] = nil
+            }
+            if let data = try? JSONSerialization.data(withJSONObject: object) { json = Array(data) }
+        }
         struct Incoming: Decodable {
             var expiresIn: Double?
             enum CodingKeys: String, CodingKey { case expiresIn = "expires_in" }

@@ -264,6 +264,12 @@ struct Commands {
         guard let text = json.utf8String else { throw VaultError.invalidInput("the session on stdin is not UTF-8 JSON") }
         var request = Request(op: .importSession, service: arguments.positionals[0], account: arguments.positionals[1])
         request.session = text
+        // Settings the JSON may lack, e.g. for a Supabase session object: --provider supabase --url --anon-key.
+        request.provider = arguments.options["provider"]
+        request.url = arguments.options["url"]
+        request.apiKey = arguments.options["anon-key"] ?? arguments.options["api-key"]
+        request.tokenEndpoint = arguments.options["token-endpoint"]
+        request.clientID = arguments.options["client-id"]
         _ = try session.send(request)
     }
 

@@ -31,7 +31,8 @@ let usage = """
       signup supabase|firebase ...     same options as login; the password is asked twice
       reset-password supabase|firebase ... --email EMAIL
       logout SERVICE [ACCOUNT]         sign out on the server, then remove the session
-      session import SERVICE ACCOUNT   adopt a session (JSON on stdin)
+      session import SERVICE ACCOUNT [--provider P --url URL --anon-key KEY | --token-endpoint URL --client-id ID]
+                                       adopt a session (JSON on stdin; flags fill in what it lacks)
       doctor [--json]                  check each store; exit 0 only when the one in use works
       migrate --to file|secret-service move every item to the other store, verified
       version, help
@@ -97,7 +98,7 @@ do {
         try commands.logout(ParsedArguments(rest, valued: [], switches: []))
     case "session":
         guard rest.first == "import" else { finish(.usage, "session: use 'vaultctl session import SERVICE ACCOUNT'") }
-        try commands.importSession(ParsedArguments(Array(rest.dropFirst()), valued: [], switches: []))
+        try commands.importSession(ParsedArguments(Array(rest.dropFirst()), valued: ["provider", "url", "anon-key", "api-key", "token-endpoint", "client-id"], switches: []))
     case "doctor":
         if try !commands.doctor(ParsedArguments(rest, valued: [], switches: ["json"])) { exit(ExitCode.failure.rawValue) }
     case "migrate":

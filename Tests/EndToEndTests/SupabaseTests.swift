@@ -178,6 +178,25 @@ final class SupabaseServer: @unchecked Sendable {
         #expect(try server.counts()["refresh"] ?? 0 <= before + 1)
     }
 
+    /// A session object as supabase-js returns it (tokens and user, no settings), adopted with flags.
+    @Test func aSupabaseSessionObjectCanBeImported() throws {
+        let vault = VaultHarness()
+        let server = try SupabaseServer(vault)
+        #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password", service: "elsewhere").status == 0)
+        let record = try JSONSerialization.jsonObject(with: Data(try vault.ctl("get", "elsewhere", "alice@example.com").stdout)) as? [String: Any] ?? [:]
+        let sessionObject: [String: Any] = [
+            "access_token": record["access_token"]!, "refresh_token": record["refresh_token"]!, "token_type": "bearer",
+            "expires_in": 2, "expires_at": record["expires_at"]!, "user": ["id": "user-alice", "email": "alice@example.com"],
+        ]
+        #expect(try vault.ctl("delete", "elsewhere", "alice@example.com").status == 0)
+        let imported = try vault.ctl(["session", "import", "app", "alice@example.com", "--provider", "supabase", "--url", server.url, "--anon-key", server.anonKey],
+                                     input: Array(try JSONSerialization.data(withJSONObject: sessionObject)))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try vault.ctl("list", "app").text.contains("supabase, alice@example.com"))
+        usleep(2_200_000)
+        #expect(try vault.ctl("token", "app", "--min-ttl", "1").status == 0, "the imported session refreshes")
+    }
+
     @Test func badServerAnswersAreClearErrorsAndLeaveTheSessionUntouched() throws {
         let vault = VaultHarness()
         vault.environment["VAULT_HTTP_TIMEOUT"] = "1"

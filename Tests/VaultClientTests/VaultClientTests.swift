@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultClient
 import VaultCore
+import VaultProtocol
 
 /// The async library API against a real vaultd (the built binary, in a private directory).
 @Suite struct VaultClientTests {
@@ -89,6 +90,18 @@ import VaultCore
         try await vault.set(service: "idle", account: "a", secret: SecretBytes(utf8: "x"))
         try await Task.sleep(for: .milliseconds(1600))
         #expect(try await vault.get(service: "idle", account: "a").secret == SecretBytes(utf8: "x"))
+    }
+
+    @Test func tokensOfImportedSessionsAreAvailableToPrograms() async throws {
+        let daemon = try Daemon()
+        let vault = VaultClient(socketPath: daemon.socket, autostart: false)
+        let session = #"{"access_token":"library-token","token_type":"Bearer","token_endpoint":"https://auth.example.com/token","client_id":"x"}"#
+        var request = Request(op: .importSession, service: "lib", account: "me")
+        request.session = session
+        _ = try await vault.send(request)
+        let token = try await vault.token(service: "lib")
+        #expect(token.accessToken == "library-token" && token.account == "me" && token.expiresAt == nil)
+        await #expect { try await vault.token(service: "nothing") } throws: { ($0 as? VaultClientError)?.code == .notFound }
     }
 
     @Test func concurrentCallsFromManyTasksAreAllAnswered() async throws {
