@@ -8,41 +8,14 @@ import VaultCore
 /// RFC 8628 against Tests/Fixtures/device_server.py: the test plays the person approving the code.
 @Suite struct DeviceGrantTests {
     final class DeviceServer: @unchecked Sendable {
-        let process = Process()
-        private let stdin = Pipe()
-        let base: String
+        let fixture: PythonFixture
+        var base: String { fixture.base }
 
         init(_ vault: VaultHarness) throws {
-            let state = vault.root + "/device"
-            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-            process.executableURL = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python")
-            process.arguments = [SecretServiceTests.packageRoot + "/Tests/Fixtures/device_server.py", state]
-            process.standardInput = stdin
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            var port = 0
-            for _ in 0..<3000 {
-                if let data = FileManager.default.contents(atPath: state + "/server.json"),
-                   let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let found = info["port"] as? Int { port = found; break }
-                usleep(10_000)
-            }
-            base = "http://127.0.0.1:\(port)"
+            fixture = try PythonFixture("device_server.py", in: vault)
         }
 
-        deinit {
-            try? stdin.fileHandleForWriting.close()
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-
-        func decide(_ path: String, userCode: String) {
-            var request = URLRequest(url: URL(string: base + path)!)
-            request.httpMethod = "POST"
-            request.httpBody = Data(#"{"user_code":"\#(userCode)"}"#.utf8)
-            let done = DispatchSemaphore(value: 0)
-            URLSession.shared.dataTask(with: request) { _, _, _ in done.signal() }.resume()
-            done.wait()
-        }
+        func decide(_ path: String, userCode: String) { fixture.post(path, body: #"{"user_code":"\#(userCode)"}"#) }
     }
 
     /// Starts `vaultctl login oauth2 --device`, waits for the code it shows, then `decide`s.
@@ -78,7 +51,7 @@ import VaultCore
         #expect(output.contains("http://127.0.0.1/activate"))
         let token = try vault.ctl("token", "tv")
         #expect(token.status == 0 && token.text.hasPrefix("dev-"))
-        let counts = (try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(string: server.base + "/__count")!)) as? [String: Int]) ?? [:]
+        let counts = try server.fixture.counts("/__count")
         #expect((counts["poll"] ?? 0) >= 2, "it polled while waiting")
         #expect(counts["slow_down"] == 0, "it respected the interval")
     }

@@ -7,50 +7,17 @@ import VaultCore
 
 /// Tests/Fixtures/firebase_server.py: emulator paths, 2-second ID tokens, string expiresIn.
 final class FirebaseServer: @unchecked Sendable {
-    let process = Process()
-    private let stdin = Pipe()
-    let url: String
-    let apiKey: String
+    let fixture: PythonFixture
+    var url: String { fixture.base }
+    var apiKey: String { fixture.info["api_key"] as? String ?? "" }
 
     init(_ vault: VaultHarness) throws {
-        let state = vault.root + "/firebase"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python")
-        process.arguments = [SecretServiceTests.packageRoot + "/Tests/Fixtures/firebase_server.py", state]
-        process.standardInput = stdin
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var info: [String: Any] = [:]
-        for _ in 0..<3000 {
-            if let data = FileManager.default.contents(atPath: state + "/server.json"),
-               let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { info = parsed; break }
-            usleep(20_000)
-        }
-        guard let port = info["port"] as? Int, let key = info["api_key"] as? String else {
-            throw VaultError.unavailable("the Firebase test server did not start")
-        }
-        url = "http://127.0.0.1:\(port)"
-        apiKey = key
+        fixture = try PythonFixture("firebase_server.py", in: vault)
     }
 
-    deinit {
-        try? stdin.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
+    func counts() throws -> [String: Int] { try fixture.counts("/__count") }
 
-    func counts() throws -> [String: Int] {
-        (try JSONSerialization.jsonObject(with: try Data(contentsOf: URL(string: url + "/__count")!)) as? [String: Int]) ?? [:]
-    }
-
-    func disable(_ email: String) {
-        var request = URLRequest(url: URL(string: url + "/__disable")!)
-        request.httpMethod = "POST"
-        request.httpBody = Data(#"{"email":"\#(email)"}"#.utf8)
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { _, _, _ in done.signal() }.resume()
-        done.wait()
-    }
+    func disable(_ email: String) { fixture.post("/__disable", body: #"{"email":"\#(email)"}"#) }
 
     func ctl(_ vault: VaultHarness, _ command: String, email: String, password: String) throws -> VaultHarness.Result {
         try vault.ctl([command, "firebase", "--url", url, "--api-key", apiKey, "--email", email, "--service", "fb"], input: Array((password + "\n").utf8))

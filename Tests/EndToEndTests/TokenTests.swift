@@ -8,64 +8,27 @@ import VaultCore
 /// django-oauth-toolkit on 127.0.0.1 (Tests/Fixtures/oauth_server.py): 3-second access tokens,
 /// refresh-token rotation on. Stops when released.
 final class OAuthServer: @unchecked Sendable {
-    let process = Process()
-    private let stdin = Pipe()
-    let port: Int
+    let fixture: PythonFixture
     let clientID: String
     let clientSecretFile: String
 
     init(_ vault: VaultHarness) throws {
-        let state = vault.root + "/oauth"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python")
-        process.arguments = [SecretServiceTests.packageRoot + "/Tests/Fixtures/oauth_server.py", state]
-        process.standardInput = stdin
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        var info: [String: Any] = [:]
-        for _ in 0..<3000 {
-            if let data = FileManager.default.contents(atPath: state + "/server.json"),
-               let parsed = try? JSONSerialization.jsonObject(with: data) as? [String: Any] { info = parsed; break }
-            usleep(20_000)
-        }
-        guard let port = info["port"] as? Int, let clientID = info["client_id"] as? String else {
-            throw VaultError.unavailable("the OAuth test server did not start")
-        }
-        self.port = port
-        self.clientID = clientID
-        clientSecretFile = state + "/client-secret"
+        fixture = try PythonFixture("oauth_server.py", in: vault)
+        clientID = fixture.info["client_id"] as? String ?? ""
+        clientSecretFile = vault.root + "/oauth-client-secret"
         FileManager.default.createFile(atPath: clientSecretFile, contents: Data("vault-test-client-secret\n".utf8), attributes: [.posixPermissions: 0o600])
     }
 
-    deinit { stop() }
+    func stop() { fixture.stop() }
 
-    func stop() {
-        try? stdin.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
-
-    var tokenEndpoint: String { "http://127.0.0.1:\(port)/o/token/" }
+    var tokenEndpoint: String { fixture.base + "/o/token/" }
 
     /// Requests that reached the token endpoint so far.
-    func tokenRequests() throws -> Int {
-        let data = try Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/count")!)
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? Int ?? -1
-    }
+    func tokenRequests() throws -> Int { try fixture.counts("/count")["token"] ?? -1 }
 
     func revoke(refreshToken: String) throws {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/o/revoke_token/")!)
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data("token=\(refreshToken)&token_type_hint=refresh_token&client_id=\(clientID)&client_secret=vault-test-client-secret".utf8)
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var status = 0
-        URLSession.shared.dataTask(with: request) { _, response, _ in
-            status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            done.signal()
-        }.resume()
-        done.wait()
+        let status = fixture.post("/o/revoke_token/", body: "token=\(refreshToken)&token_type_hint=refresh_token&client_id=\(clientID)&client_secret=vault-test-client-secret",
+                                  contentType: "application/x-www-form-urlencoded")
         guard status == 200 else { throw VaultError.unavailable("revocation answered \(status)") }
     }
 

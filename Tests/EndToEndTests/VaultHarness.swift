@@ -227,7 +227,13 @@ final class RawConnection {
                 return try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            let count: Int
+            do {
+                count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+            } catch let error as Errno where error == Errno(ECONNRESET) {
+                // Closed with our unread bytes still in its buffer: the kernel says reset, not EOF.
+                return nil
+            }
             if count == 0 { return nil }
             buffer.append(contentsOf: chunk[0..<count])
         }
