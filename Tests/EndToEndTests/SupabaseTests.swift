@@ -144,6 +144,23 @@ final class SupabaseServer: @unchecked Sendable {
         #expect(try vault.ctl("token", "app", "--min-ttl", "0.5").status == 0)
     }
 
+    /// On a terminal: a no-echo password prompt and a spinner while the request runs.
+    /// Not on a terminal: neither.
+    @Test func onATerminalThePasswordIsNotEchoedAndASpinnerShows() throws {
+        let vault = VaultHarness()
+        let server = try SupabaseServer(vault)
+        let plain = try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password")
+        #expect(plain.status == 0 && !plain.stderr.contains("signing in…"))
+        let command = "\(VaultHarness.vaultctl) login supabase --url \(server.url) --anon-key \(server.anonKey) --email alice@example.com --service tty"
+        // script(1) runs vaultctl on a pseudo-terminal; the password is typed a moment later.
+        let session = try vault.run(["/bin/bash", "-c", "(sleep 1; printf 'alice-password\\n') | /usr/bin/script -q -e -c \"$0\" /dev/null", command])
+        #expect(session.status == 0, "\(session.text)")
+        #expect(session.text.contains("Password for alice@example.com: "), "\(session.text)")
+        #expect(session.text.contains("signing in…"), "\(session.text)")
+        #expect(!session.text.contains("alice-password"), "the password must not be echoed")
+        #expect(try vault.ctl("token", "tty", "--min-ttl", "0").status == 0)
+    }
+
     /// A session object as supabase-js returns it (tokens and user, no settings), adopted with flags.
     @Test func aSupabaseSessionObjectCanBeImported() throws {
         let vault = VaultHarness()
