@@ -56,9 +56,9 @@ extension RequestDispatcher {
                 verificationURIComplete: codes.verificationURIComplete, expiresIn: codes.expiresIn, interval: codes.interval))
         case .devicePoll:
             let key = try ItemKey(service: try required(request.service, "service"), account: request.account ?? "default")
-            var record = SessionRecord(
+            var record = SessionRecord.unsigned(
                 provider: "oauth2", tokenEndpoint: try required(request.tokenEndpoint, "token_endpoint"), clientID: request.clientID,
-                clientSecret: request.clientSecret, scope: request.scope, accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+                clientSecret: request.clientSecret, scope: request.scope)
             record.revocationEndpoint = request.url
             try record.validate()
             switch DeviceAuthorization.poll(
@@ -90,9 +90,7 @@ extension RequestDispatcher {
             let supabase = try supabaseAuth(request)
             let email = try required(request.email, "email")
             let key = try ItemKey(service: request.service ?? hostName(supabase.projectURL), account: request.account ?? email)
-            var record = SessionRecord(
-                provider: "supabase", tokenEndpoint: supabase.tokenEndpoint, clientID: nil, clientSecret: nil, scope: nil,
-                accessToken: "-", refreshToken: nil, tokenType: "bearer", expiresAt: nil)
+            var record = SessionRecord.unsigned(provider: "supabase", tokenEndpoint: supabase.tokenEndpoint)
             record.projectURL = supabase.projectURL
             record.apiKey = supabase.apiKey
             record.email = email
@@ -114,9 +112,7 @@ extension RequestDispatcher {
             let firebase = try firebaseAuth(request)
             let email = try required(request.email, "email")
             let key = try ItemKey(service: try required(request.service, "service"), account: request.account ?? email)
-            var record = SessionRecord(
-                provider: "firebase", tokenEndpoint: firebase.tokenEndpoint, clientID: nil, clientSecret: nil, scope: nil,
-                accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+            var record = SessionRecord.unsigned(provider: "firebase", tokenEndpoint: firebase.tokenEndpoint)
             record.apiKey = firebase.apiKey
             record.projectURL = firebase.emulatorBase
             record.email = email
@@ -128,9 +124,9 @@ extension RequestDispatcher {
             guard !signingUp else { throw VaultError.invalidInput("OAuth 2.0 has no standard sign-up; sign up with the provider, then 'vaultctl login oauth2'") }
             let username = try required(request.username, "username")
             let key = try ItemKey(service: try required(request.service, "service"), account: request.account ?? username)
-            var template = SessionRecord(
+            var template = SessionRecord.unsigned(
                 provider: "oauth2", tokenEndpoint: try required(request.tokenEndpoint, "token_endpoint"), clientID: request.clientID,
-                clientSecret: request.clientSecret, scope: request.scope, accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+                clientSecret: request.clientSecret, scope: request.scope)
             template.revocationEndpoint = request.url
             try template.validate()
             var record = try tokens.signIn(template: template, username: username, password: password)
@@ -164,9 +160,7 @@ extension RequestDispatcher {
 
     private func firebaseAuth(_ request: Request) throws -> FirebaseAuth {
         if let base = request.url {
-            let probe = SessionRecord(provider: "firebase", tokenEndpoint: base + "/securetoken.googleapis.com/v1/token", clientID: nil,
-                                      clientSecret: nil, scope: nil, accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
-            try probe.validate()
+            try SessionRecord.checkEndpoint(base, name: "url")
         }
         return FirebaseAuth(http: tokens.client.http, apiKey: try required(request.apiKey, "api_key"), emulatorBase: request.url)
     }
@@ -177,9 +171,7 @@ extension RequestDispatcher {
 
     private func supabaseAuth(_ request: Request) throws -> SupabaseAuth {
         let url = try required(request.url, "url")
-        let probe = SessionRecord(provider: "supabase", tokenEndpoint: url + "/auth/v1/token", clientID: nil, clientSecret: nil,
-                                  scope: nil, accessToken: "-", refreshToken: nil, tokenType: "bearer", expiresAt: nil)
-        try probe.validate()
+        try SessionRecord.checkEndpoint(url, name: "url")
         return SupabaseAuth(http: tokens.client.http, projectURL: url, apiKey: try required(request.apiKey, "api_key"))
     }
 

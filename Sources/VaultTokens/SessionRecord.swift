@@ -55,6 +55,12 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         self.expiresAt = expiresAt
     }
 
+    /// A session before its first tokens: what a sign-in fills in.
+    public static func unsigned(provider: String, tokenEndpoint: String, clientID: String? = nil, clientSecret: String? = nil, scope: String? = nil) -> SessionRecord {
+        SessionRecord(provider: provider, tokenEndpoint: tokenEndpoint, clientID: clientID, clientSecret: clientSecret, scope: scope,
+                      accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+    }
+
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1

@@ -307,11 +307,7 @@ struct Commands {
             request.clientID = arguments.options["client-id"]
             request.scope = arguments.options["scope"]
             request.url = arguments.options["revocation-endpoint"]
-            if let file = arguments.options["client-secret-file"] {
-                let descriptor = try FileDescriptor.open(file, O_RDONLY)
-                let bytes = try descriptor.closeAfter { try descriptor.readAll(limit: 4096) } ?? []
-                request.clientSecret = String(decoding: bytes, as: UTF8.self).trimmingSuffix("\n")
-            }
+            request.clientSecret = try Self.clientSecret(arguments)
             who = username
         default:
             throw ParsedArguments.UsageError(message: signingUp ? "signup supports: supabase, firebase" : "login supports: oauth2, supabase, firebase")
@@ -342,11 +338,7 @@ struct Commands {
               let service = arguments.options["service"] else {
             throw ParsedArguments.UsageError(message: "login oauth2 --device needs --device-endpoint URL --token-endpoint URL --service NAME (and usually --client-id)")
         }
-        var clientSecret: String?
-        if let file = arguments.options["client-secret-file"] {
-            let descriptor = try FileDescriptor.open(file, O_RDONLY)
-            clientSecret = String(decoding: try descriptor.closeAfter { try descriptor.readAll(limit: 4096) } ?? [], as: UTF8.self).trimmingSuffix("\n")
-        }
+        let clientSecret = try Self.clientSecret(arguments)
         var start = Request(op: .deviceStart)
         (start.deviceEndpoint, start.clientID, start.clientSecret, start.scope) = (deviceEndpoint, arguments.options["client-id"], clientSecret, arguments.options["scope"])
         guard let codes = try session.send(start).device, let deviceCode = codes.deviceCode, let userCode = codes.userCode else {
@@ -403,6 +395,19 @@ struct Commands {
         let request = Request(op: .logout, service: arguments.positionals[0], account: arguments.positionals.count > 1 ? arguments.positionals[1] : nil)
         let result = try ProgressIndicator.while("signing out") { try session.send(request) }
         Output.error(result.message ?? "signed out")
+    }
+
+    /// The OAuth client secret from `--client-secret-file` (never from argv), without its newline.
+    static func clientSecret(_ arguments: ParsedArguments) throws -> String? {
+        guard let file = arguments.options["client-secret-file"] else { return nil }
+        let descriptor: FileDescriptor
+        do { descriptor = try FileDescriptor.open(file, O_RDONLY) } catch {
+            throw VaultError.invalidInput("cannot read the client secret file \(file): \(error)")
+        }
+        guard let bytes = try descriptor.closeAfter({ try descriptor.readAll(limit: 4096) }) else {
+            throw VaultError.invalidInput("the client secret file \(file) is over 4 KiB")
+        }
+        return String(decoding: bytes, as: UTF8.self).trimmingSuffix("\n")
     }
 
     static func checkEmail(_ email: String) throws {
