@@ -7,7 +7,8 @@ import VaultCore
 /// Starts vaultd in the background when no daemon answers: the `vaultd` next to the running
 /// executable first, then the first one on PATH. Its log goes to `vaultd.log` beside the socket.
 enum DaemonLauncher {
-    static func start(socketPath: String, environment: [String: String]) throws {
+    /// Returns the pid, so the caller can reap it if it exits while being waited for.
+    static func start(socketPath: String, environment: [String: String]) throws -> pid_t {
         guard let executable = locate(environment: environment) else {
             throw VaultClientError.unavailable("no vaultd answers on \(socketPath) and no vaultd executable was found next to this program or on PATH")
         }
@@ -24,9 +25,7 @@ enum DaemonLauncher {
         if pid < 0 {
             throw VaultClientError.unavailable("could not start \(executable): \(Errno.current)")
         }
-        // Reap it if it exits while we wait (another instance won the race); otherwise it
-        // outlives us and init adopts it.
-        Reaper.watch(pid)
+        return pid
     }
 
     static func locate(environment: [String: String]) -> String? {
@@ -36,13 +35,5 @@ enum DaemonLauncher {
             candidates.append(directory + "/vaultd")
         }
         return candidates.first { access($0, X_OK) == 0 }
-    }
-}
-
-/// Collects exited children started by the launcher without blocking.
-enum Reaper {
-    static func watch(_ pid: pid_t) {
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, WNOHANG)
     }
 }

@@ -77,7 +77,7 @@ public final class VaultClient: @unchecked Sendable {
 
     /// Unlocks the store; the file store needs `passphrase` (and creates the vault on first use).
     public func unlock(passphrase: SecretBytes?) async throws {
-        _ = try await send(Request(op: .unlock, passphrase: passphrase.map(Self.text)))
+        _ = try await send(Request(op: .unlock, passphrase: passphrase.map(WireSecret.text)))
     }
 
     /// A valid access token of the sign-in session `service` (and `account`, when the service has
@@ -105,6 +105,4 @@ public final class VaultClient: @unchecked Sendable {
         guard let item = try await send(request).item else { throw VaultClientError(code: .internal, message: "vaultd's answer has no item") }
         return item
     }
-
-    static func text(_ secret: SecretBytes) -> String { secret.utf8String ?? String(decoding: secret.unprotectedBytes, as: UTF8.self) }
 }

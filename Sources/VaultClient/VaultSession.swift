@@ -117,7 +117,8 @@ public final class VaultSession {
             throw VaultClientError.unavailable(
                 "no vaultd answers on \(socketPath) (autostart is off); start it with 'vaultd &' or 'systemctl --user start vaultd.socket'")
         }
-        try DaemonLauncher.start(socketPath: socketPath, environment: environment)
+        let pid = try DaemonLauncher.start(socketPath: socketPath, environment: environment)
+        var reaped = false
         let deadline = Clock.monotonicSeconds() + 10
         var lastError: Error = Errno(ECONNREFUSED)
         while Clock.monotonicSeconds() < deadline {
@@ -127,6 +128,10 @@ public final class VaultSession {
                 return fd
             } catch {
                 lastError = error
+                // A vaultd that lost the start-up race exits at once: reap it rather than leave a
+                // zombie in a long-running program. One that keeps serving outlives us.
+                var status: Int32 = 0
+                if !reaped && waitpid(pid, &status, WNOHANG) == pid { reaped = true }
                 usleep(10_000)
             }
         }

@@ -151,9 +151,8 @@ extension RequestDispatcher {
             }
         default:
             guard let endpoint = record.revocationEndpoint, let refreshToken = record.refreshToken else { return }
-            let outcome = tokens.client.revoke(endpoint: endpoint, token: refreshToken, clientID: record.clientID, clientSecret: record.clientSecret)
-            if case .temporary(let message) = outcome {
-                throw VaultError.unavailable("could not revoke the session on the server (\(message)); it is kept: try again, or 'vaultctl delete' it to forget it here only")
+            if let problem = tokens.client.revoke(endpoint: endpoint, token: refreshToken, clientID: record.clientID, clientSecret: record.clientSecret) {
+                throw VaultError.unavailable("could not revoke the session on the server (\(problem)); it is kept: try again, or 'vaultctl delete' it to forget it here only")
             }
         }
     }

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import VaultCore
 import VaultProtocol
 import VaultStores
@@ -174,7 +177,3 @@ extension ItemBody {
             modified: Timestamp.rfc3339(milliseconds: info.modified), secret: wire?.text, secretBase64: wire?.base64)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

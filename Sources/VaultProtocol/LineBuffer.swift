@@ -1,3 +1,5 @@
+import VaultCore
+
 /// Splits a byte stream into newline-terminated lines, refusing any line longer than `limit`
 /// before it is parsed (the size cap is checked as bytes arrive, not after).
 public struct LineBuffer: Sendable {
@@ -39,5 +41,3 @@ public struct LineBuffer: Sendable {
         scanned = 0
     }
 }
-
-import VaultCore

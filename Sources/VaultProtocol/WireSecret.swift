@@ -12,6 +12,12 @@ public enum WireSecret {
         return (nil, secret.withUnsafeBytes { Data($0).base64EncodedString() })
     }
 
+    /// A passphrase or password as the text field it travels in. Bytes that are not UTF-8 become
+    /// U+FFFD: these fields are text by definition (they are typed).
+    public static func text(_ secret: SecretBytes) -> String {
+        secret.utf8String ?? String(decoding: secret.unprotectedBytes, as: UTF8.self)
+    }
+
     /// Reads `text` or `base64` (exactly one); throws `VaultError.invalidInput` naming `field`.
     public static func decode(text: String?, base64: String?, field: String) throws -> SecretBytes? {
         switch (text, base64) {

@@ -4,22 +4,13 @@ import VaultCore
 /// The OAuth 2.0 device authorization grant (RFC 8628): for signing in where the browser is on
 /// another device. `start` asks for codes; `poll` asks the token endpoint whether the user has
 /// approved them yet.
-public struct DeviceAuthorization: Sendable, Codable, Equatable {
+public struct DeviceAuthorization: Sendable, Equatable {
     public var deviceCode: String
     public var userCode: String
     public var verificationURI: String
     public var verificationURIComplete: String?
     public var expiresIn: Double
     public var interval: Double
-
-    enum CodingKeys: String, CodingKey {
-        case interval
-        case deviceCode = "device_code"
-        case userCode = "user_code"
-        case verificationURI = "verification_uri"
-        case verificationURIComplete = "verification_uri_complete"
-        case expiresIn = "expires_in"
-    }
 
     public enum Poll: Sendable {
         case granted(TokenGrant)

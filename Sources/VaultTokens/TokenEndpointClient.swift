@@ -84,6 +84,8 @@ public struct TokenEndpointClient: Sendable {
             return .failure(.temporary("cannot reach the token endpoint: \(message)"))
         case .response(let status, let data):
             if status == 429 || status >= 500 { return .failure(.temporary("the token endpoint answered HTTP \(status)")) }
+            // RFC 7009 revocation answers 200 with no body.
+            if (200..<300).contains(status) && data.isEmpty { return .success([:]) }
             guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
                 return .failure(.malformed("the token endpoint answered HTTP \(status) with something that is not JSON"))
             }
@@ -94,22 +96,14 @@ public struct TokenEndpointClient: Sendable {
         }
     }
 
-    /// Revokes a token (RFC 7009). Success and "unknown token" both mean it is gone.
-    public func revoke(endpoint: String, token: String, clientID: String?, clientSecret: String?) -> TokenOutcome {
-        guard let url = URL(string: endpoint) else { return .malformed("the revocation endpoint is not a URL") }
-        var headers = ["Content-Type": "application/x-www-form-urlencoded"]
-        var fields = [("token", token), ("token_type_hint", "refresh_token")]
-        if let clientID, let clientSecret {
-            headers["Authorization"] = "Basic " + Data((Self.formEncode(clientID) + ":" + Self.formEncode(clientSecret)).utf8).base64EncodedString()
-        } else if let clientID {
-            fields.append(("client_id", clientID))
+    /// Revokes a refresh token (RFC 7009). Returns nil when it is gone (an unknown token counts),
+    /// or why the server could not be asked.
+    public func revoke(endpoint: String, token: String, clientID: String?, clientSecret: String?) -> String? {
+        let form = [("token", token), ("token_type_hint", "refresh_token")]
+        if case .failure(.temporary(let message)) = post(endpoint: endpoint, form: form, clientID: clientID, clientSecret: clientSecret) {
+            return message
         }
-        let body = Data(fields.map { Self.formEncode($0.0) + "=" + Self.formEncode($0.1) }.joined(separator: "&").utf8)
-        switch http.send("POST", url, headers: headers, body: body) {
-        case .failed(let message): return .temporary(message)
-        case .response(let status, _) where status >= 500 || status == 429: return .temporary("the revocation endpoint answered HTTP \(status)")
-        case .response: return .granted(TokenGrant(accessToken: "-", tokenType: "", expiresIn: nil, expiresAt: nil, refreshToken: nil, scope: nil, userID: nil, email: nil))
-        }
+        return nil
     }
 
     static func formEncode(_ value: String) -> String {

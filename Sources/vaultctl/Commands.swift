@@ -121,7 +121,7 @@ struct Commands {
             passphrase = line
         }
         if passphrase.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
-        _ = try session.send(Request(op: .unlock, passphrase: text(passphrase)))
+        _ = try session.send(Request(op: .unlock, passphrase: WireSecret.text(passphrase)))
         if !status.exists { Output.error("created a new vault at \(status.location)") }
     }
 
@@ -139,7 +139,7 @@ struct Commands {
             (current, new) = (first, second)
         }
         if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
-        _ = try session.send(Request(op: .changePassphrase, passphrase: text(current), newPassphrase: text(new)))
+        _ = try session.send(Request(op: .changePassphrase, passphrase: WireSecret.text(current), newPassphrase: WireSecret.text(new)))
     }
 
     func migrate(_ arguments: ParsedArguments) throws {
@@ -161,7 +161,7 @@ struct Commands {
                 guard let line = try SecretInput.readLine() else { throw error }
                 passphrase = line
             }
-            request.passphrase = text(passphrase)
+            request.passphrase = WireSecret.text(passphrase)
             result = try session.send(request)
         }
         guard let report = result.migration else { throw VaultClientError(code: .internal, message: "vaultd's answer has no migration report") }
@@ -324,7 +324,7 @@ struct Commands {
             throw VaultError.invalidInput("the password is shorter than \(minimum) characters, the provider's minimum; nothing was sent")
         }
         if signingUp, let hint = Self.weakPasswordHint(password) { Output.error("note: \(hint)") }
-        request.password = text(password)
+        request.password = WireSecret.text(password)
         let result = try ProgressIndicator.while("\(signingUp ? "signing up" : "signing in")") { try session.send(request) }
         if let message = result.message { Output.error(message) }
         if let item = result.item {
@@ -428,9 +428,6 @@ struct Commands {
         return nil
     }
 
-    private func text(_ secret: SecretBytes) -> String {
-        secret.utf8String ?? String(decoding: secret.unprotectedBytes, as: UTF8.self)
-    }
 }
 
 extension String {

@@ -8,7 +8,7 @@ import VaultCore
         let vault = VaultHarness()
         #expect(vault.daemonPIDs().isEmpty)
         let processes = try (0..<10).map { index in
-            try vault.startCtl(["set", "race", "caller-\(index)"], input: "value-\(index)")
+            try vault.startCtl(["set", "race", "caller-\(index)"], input: "value-\(index)").process
         }
         for process in processes { process.waitUntilExit() }
         #expect(processes.allSatisfy { $0.terminationStatus == 0 })
@@ -116,7 +116,7 @@ import VaultCore
         let vault = VaultHarness()
         _ = try vault.startDaemon()
         let processes = try (0..<50).map { index in
-            try vault.startCtl(["set", "many", "client-\(index)"], input: "secret-\(index)")
+            try vault.startCtl(["set", "many", "client-\(index)"], input: "secret-\(index)").process
         }
         for process in processes { process.waitUntilExit() }
         #expect(processes.filter { $0.terminationStatus != 0 }.isEmpty)

@@ -105,13 +105,30 @@ final class OAuthServer: @unchecked Sendable {
         #expect(try vault.ctl("token", "example", "--min-ttl", "1").status == 0)
     }
 
+    /// logout revokes the refresh token on the server (RFC 7009) before forgetting the session.
+    @Test func logoutRevokesTheRefreshTokenOnTheServer() throws {
+        let vault = VaultHarness()
+        let server = try OAuthServer(vault)
+        let login = try vault.ctl(["login", "oauth2", "--token-endpoint", server.tokenEndpoint, "--client-id", server.clientID,
+                                   "--client-secret-file", server.clientSecretFile, "--username", "alice", "--service", "example",
+                                   "--revocation-endpoint", server.fixture.base + "/o/revoke_token/"], input: Array("alice-password\n".utf8))
+        #expect(login.status == 0, "\(login.stderr)")
+        let refreshToken = try storedSession(vault)["refresh_token"] as? String ?? ""
+        let logout = try vault.ctl("logout", "example")
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(try vault.ctl("get", "example", "alice").status == 3)
+        let reuse = server.fixture.post("/o/token/", body: "grant_type=refresh_token&refresh_token=\(refreshToken)&client_id=\(server.clientID)&client_secret=vault-test-client-secret",
+                                        contentType: "application/x-www-form-urlencoded")
+        #expect(reuse == 400, "the revoked refresh token must no longer work")
+    }
+
     @Test func twentyConcurrentCallsOnAnExpiredSessionMakeOneRefresh() throws {
         let vault = VaultHarness()
         let server = try OAuthServer(vault)
         #expect(try server.login(vault).status == 0)
         usleep(3_200_000)
         let before = try server.tokenRequests()
-        let processes = try (0..<20).map { _ in try vault.startCtlCapturing(["token", "example", "--min-ttl", "1"]) }
+        let processes = try (0..<20).map { _ in try vault.startCtl(["token", "example", "--min-ttl", "1"]) }
         var outputs = Set<String>()
         for (process, output) in processes {
             process.waitUntilExit()

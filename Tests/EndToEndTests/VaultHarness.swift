@@ -63,31 +63,20 @@ final class VaultHarness: @unchecked Sendable {
         try ctl(arguments, input: Array(input.utf8))
     }
 
-    /// Starts vaultctl without waiting, `input` written to its stdin, for tests of simultaneous calls.
-    func startCtl(_ arguments: [String], input: String) throws -> Process {
+    /// Starts vaultctl without waiting, `input` written to its stdin; its stdout is readable from
+    /// the returned pipe. For tests of simultaneous calls.
+    func startCtl(_ arguments: [String], input: String = "") throws -> (process: Process, output: Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.vaultctl)
         process.arguments = arguments
         process.environment = environment
-        let stdin = Pipe()
+        let stdin = Pipe(), output = Pipe()
         process.standardInput = stdin
+        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
-        return process
-    }
-
-    /// Starts vaultctl without waiting; its stdout is readable from the returned pipe.
-    func startCtlCapturing(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.vaultctl)
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         return (process, output)
     }
 

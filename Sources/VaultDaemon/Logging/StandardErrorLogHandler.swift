@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultProtocol
 
 /// Writes one line per event to stderr, in a single write(2) so lines from threads never interleave.
 /// Under systemd (`JOURNAL_STREAM` set) each line starts with its syslog priority, `<3>` … `<7>`,
@@ -33,4 +34,3 @@ extension String {
     }
 }
 
-import VaultProtocol
