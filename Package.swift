@@ -47,13 +47,13 @@ let package = Package(
         .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),
 
         // Thin executables: parse arguments, call the libraries.
-        .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore", "VaultStores", "VaultProtocol"]),
-        .executableTarget(name: "vaultctl", dependencies: ["VaultClient", "VaultCore", "VaultProtocol"]),
+        .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore"]),
+        .executableTarget(name: "vaultctl", dependencies: ["VaultClient", "VaultCore"]),
 
         // Benchmark: the daemon's request round trip (scripts/bench runs it).
         .executableTarget(
             name: "vault-bench",
-            dependencies: ["VaultClient", "VaultCore", "VaultProtocol"],
+            dependencies: ["VaultClient", "VaultCore"],
             path: "Benchmarks/vault-bench"
         ),
 
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "vault-store-tool"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
-        .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultProtocol", "VaultCore", "vaultd"]),
+        .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd"]),
         // Runs the built vaultd and vaultctl binaries.
         .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore"]),
     ],

@@ -6,22 +6,20 @@ import Glibc
 #endif
 import VaultClient
 import VaultCore
-import VaultProtocol
 
 let count = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 20_000 : 20_000
-let session = VaultSession(autostart: false)
+let vault = VaultConnection(autostart: false)
 do {
-    _ = try session.send(Request(op: .set, service: "vault-bench", account: "cached", secret: "benchmark-secret-value"))
-    let request = Request(op: .get, service: "vault-bench", account: "cached")
-    for _ in 0..<1_000 { _ = try session.send(request) }  // warm up
+    try vault.set(service: "vault-bench", account: "cached", secret: SecretBytes(utf8: "benchmark-secret-value"))
+    for _ in 0..<1_000 { _ = try vault.get(service: "vault-bench", account: "cached") }  // warm up
     var samples: [Double] = []
     samples.reserveCapacity(count)
     for _ in 0..<count {
         let start = Clock.monotonicSeconds()
-        _ = try session.send(request)
+        _ = try vault.get(service: "vault-bench", account: "cached")
         samples.append((Clock.monotonicSeconds() - start) * 1e6)
     }
-    _ = try session.send(Request(op: .delete, service: "vault-bench", account: "cached"))
+    try vault.delete(service: "vault-bench", account: "cached")
     samples.sort()
     func percentile(_ p: Double) -> String {
         let value = samples[min(samples.count - 1, Int(Double(samples.count) * p))]

@@ -1,12 +1,12 @@
 import Dispatch
 import VaultCore
-import VaultProtocol
 
-/// The async API other Swift programs use to talk to vaultd.
+/// The async API Swift programs use to talk to vaultd: every operation of `VaultConnection`,
+/// awaited.
 ///
 /// Every call runs the blocking socket I/O on a private serial queue (never the Swift cooperative
-/// pool) and resumes the caller when vaultd has answered. Errors are `VaultClientError`, whose
-/// `code` mirrors the protocol's error codes.
+/// pool) and resumes the caller when vaultd has answered. Every error thrown is a
+/// `VaultClientError`, whose `code` mirrors the protocol's error codes.
 ///
 /// ```swift
 /// let vault = VaultClient()
@@ -14,95 +14,104 @@ import VaultProtocol
 /// let secret = try await vault.get(service: "github.com", account: "me").secret
 /// ```
 public final class VaultClient: @unchecked Sendable {
-    // `session` is used only on `queue`.
-    private let session: VaultSession
+    // `connection` is used only on `queue`.
+    private let connection: VaultConnection
     private let queue = DispatchQueue(label: "VaultClient")
 
     /// `socketPath` nil: the usual location. `autostart` nil: on unless `VAULT_NO_AUTOSTART=1`.
     public init(socketPath: String? = nil, autostart: Bool? = nil) {
-        session = VaultSession(socketPath: socketPath, autostart: autostart)
+        connection = VaultConnection(socketPath: socketPath, autostart: autostart)
     }
 
-    public var socketPath: String { session.socketPath }
+    public var socketPath: String { connection.socketPath }
 
-    /// An item's metadata and secret.
-    public struct Item: Sendable {
-        public let metadata: ItemBody
-        public let secret: SecretBytes
-    }
-
-    public func get(service: String, account: String) async throws -> Item {
-        let result = try await send(Request(op: .get, service: service, account: account))
-        guard let item = result.item else { throw VaultClientError(code: .internal, message: "vaultd's answer has no item") }
-        guard let secret = try WireSecret.decode(text: item.secret, base64: item.secretBase64, field: "secret") else {
-            throw VaultClientError(code: .internal, message: "vaultd's answer has no secret")
-        }
-        var metadata = item
-        metadata.secret = nil
-        metadata.secretBase64 = nil
-        return Item(metadata: metadata, secret: secret)
-    }
-
-    /// Adds an item; fails with `.duplicate` when it exists.
-    @discardableResult
-    public func add(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) async throws -> ItemBody {
-        try await write(.add, service: service, account: account, secret: secret, label: label, comment: comment)
-    }
-
-    /// Inserts or replaces an item.
-    @discardableResult
-    public func set(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) async throws -> ItemBody {
-        try await write(.set, service: service, account: account, secret: secret, label: label, comment: comment)
-    }
-
-    public func delete(service: String, account: String) async throws {
-        _ = try await send(Request(op: .delete, service: service, account: account))
-    }
-
-    /// Metadata of every item (of one service when given); never secrets.
-    public func list(service: String? = nil) async throws -> [ItemBody] {
-        try await send(Request(op: .list, service: service)).items ?? []
-    }
-
-    public func status() async throws -> StatusBody {
-        guard let status = try await send(Request(op: .status)).status else {
-            throw VaultClientError(code: .internal, message: "vaultd's answer has no status")
-        }
-        return status
-    }
-
-    public func lock() async throws {
-        _ = try await send(Request(op: .lock))
-    }
-
-    /// Unlocks the store; the file store needs `passphrase` (and creates the vault on first use).
-    public func unlock(passphrase: SecretBytes?) async throws {
-        _ = try await send(Request(op: .unlock, passphrase: passphrase.map(WireSecret.text)))
-    }
-
-    /// A valid access token of the sign-in session `service` (and `account`, when the service has
-    /// several), refreshed by vaultd first when it expires within `minTTL` seconds. Throws
-    /// `VaultClientError` with `.signInRequired` when the user must sign in again.
-    public func token(service: String, account: String? = nil, minTTL: Double = 60) async throws -> TokenBody {
-        var request = Request(op: .token, service: service, account: account)
-        request.minTTL = minTTL
-        guard let token = try await send(request).token else { throw VaultClientError(code: .internal, message: "vaultd's answer has no token") }
-        return token
-    }
-
-    /// Sends any request: for operations this wrapper does not cover yet.
-    public func send(_ request: Request) async throws -> ResultBody {
+    /// Runs `body` with the connection on the private queue.
+    private func run<R: Sendable>(_ body: @escaping @Sendable (VaultConnection) throws -> R) async throws -> R {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result { try self.session.send(request) })
+                continuation.resume(with: Result { try body(self.connection) }.mapError(VaultClientError.init))
             }
         }
     }
 
-    private func write(_ op: Operation, service: String, account: String, secret: SecretBytes, label: String?, comment: String?) async throws -> ItemBody {
-        let wire = WireSecret.encode(secret)
-        let request = Request(op: op, service: service, account: account, secret: wire.text, secretBase64: wire.base64, label: label, comment: comment)
-        guard let item = try await send(request).item else { throw VaultClientError(code: .internal, message: "vaultd's answer has no item") }
-        return item
+    public func get(service: String, account: String) async throws -> VaultItem {
+        try await run { try $0.get(service: service, account: account) }
+    }
+
+    @discardableResult
+    public func add(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) async throws -> ItemMetadata {
+        try await run { try $0.add(service: service, account: account, secret: secret, label: label, comment: comment) }
+    }
+
+    @discardableResult
+    public func set(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) async throws -> ItemMetadata {
+        try await run { try $0.set(service: service, account: account, secret: secret, label: label, comment: comment) }
+    }
+
+    public func delete(service: String, account: String) async throws {
+        try await run { try $0.delete(service: service, account: account) }
+    }
+
+    public func list(service: String? = nil) async throws -> [ItemMetadata] {
+        try await run { try $0.list(service: service) }
+    }
+
+    public func status() async throws -> VaultStatus {
+        try await run { try $0.status() }
+    }
+
+    public func lock() async throws {
+        try await run { try $0.lock() }
+    }
+
+    public func unlock(passphrase: SecretBytes?) async throws {
+        try await run { try $0.unlock(passphrase: passphrase) }
+    }
+
+    public func changePassphrase(current: SecretBytes, new: SecretBytes) async throws {
+        try await run { try $0.changePassphrase(current: current, new: new) }
+    }
+
+    public func migrate(to destination: StoreKind, passphrase: SecretBytes? = nil) async throws -> MigrationReport {
+        try await run { try $0.migrate(to: destination, passphrase: passphrase) }
+    }
+
+    public func doctor() async throws -> DoctorReport {
+        try await run { try $0.doctor() }
+    }
+
+    /// A valid access token, refreshed by vaultd first when it expires within `minTTL` seconds.
+    /// Throws `.signInRequired` when the user must sign in again.
+    public func token(service: String, account: String? = nil, minTTL: Double = 60) async throws -> AccessToken {
+        try await run { try $0.token(service: service, account: account, minTTL: minTTL) }
+    }
+
+    public func signIn(_ provider: ProviderSettings, user: String, password: SecretBytes, service: String? = nil, account: String? = nil) async throws -> SignInResult {
+        try await run { try $0.signIn(provider, user: user, password: password, service: service, account: account) }
+    }
+
+    public func signUp(_ provider: ProviderSettings, user: String, password: SecretBytes, service: String? = nil, account: String? = nil) async throws -> SignInResult {
+        try await run { try $0.signUp(provider, user: user, password: password, service: service, account: account) }
+    }
+
+    public func resetPassword(_ provider: ProviderSettings, email: String) async throws -> String {
+        try await run { try $0.resetPassword(provider, email: email) }
+    }
+
+    public func logout(service: String, account: String? = nil) async throws -> String {
+        try await run { try $0.logout(service: service, account: account) }
+    }
+
+    @discardableResult
+    public func importSession(service: String, account: String, json: SecretBytes, defaults: SessionDefaults = SessionDefaults()) async throws -> ItemMetadata {
+        try await run { try $0.importSession(service: service, account: account, json: json, defaults: defaults) }
+    }
+
+    public func startDeviceSignIn(deviceEndpoint: String, clientID: String?, clientSecret: String?, scope: String?) async throws -> DeviceCodes {
+        try await run { try $0.startDeviceSignIn(deviceEndpoint: deviceEndpoint, clientID: clientID, clientSecret: clientSecret, scope: scope) }
+    }
+
+    public func pollDeviceSignIn(service: String, account: String?, client: OAuth2Settings, deviceCode: String) async throws -> DevicePollResult {
+        try await run { try $0.pollDeviceSignIn(service: service, account: account, client: client, deviceCode: deviceCode) }
     }
 }

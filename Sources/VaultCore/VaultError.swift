@@ -9,7 +9,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooLarge(String)
     case wrongPassphrase
     /// The passphrase is needed but no source provides one (no file, no credential, no terminal).
-    case passphraseUnavailable(String)
+    /// `creating`: the store does not exist yet, so the passphrase to give is a new one.
+    case passphraseUnavailable(String, creating: Bool = false)
     /// The vault file is damaged: truncated, bad checksum, malformed structure.
     case corruptVault(path: String, detail: String)
     /// The vault file's contents fail authentication: altered, or from another vault.
@@ -32,7 +33,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .notFound: .notFound
         case .duplicate: .duplicate
-        case .locked, .passphraseUnavailable: .locked
+        case .locked: .locked
+        case .passphraseUnavailable(_, let creating): creating ? .newPassphraseRequired : .passphraseRequired
         case .invalidInput: .badRequest
         case .tooLarge: .tooLarge
         case .wrongPassphrase: .wrongPassphrase
@@ -61,7 +63,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             what
         case .wrongPassphrase:
             "wrong passphrase: the vault was not opened and has not been changed"
-        case .passphraseUnavailable(let why):
+        case .passphraseUnavailable(let why, _):
             "no passphrase available: \(why)"
         case .corruptVault(let path, let detail):
             "vault file \(path) is damaged (\(detail)); it was left untouched: restore it from a backup or move it aside to start a new vault"

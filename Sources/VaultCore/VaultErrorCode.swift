@@ -15,4 +15,8 @@ public enum VaultErrorCode: String, Sendable, CaseIterable, Codable {
     case busy = "busy"
     case storageError = "storage_error"
     case signInRequired = "sign_in_required"
+    /// The store needs its passphrase and no source gave one: ask the user, then send it.
+    case passphraseRequired = "passphrase_required"
+    /// Like `passphraseRequired`, for a store that does not exist yet: ask for a new one, twice.
+    case newPassphraseRequired = "new_passphrase_required"
 }

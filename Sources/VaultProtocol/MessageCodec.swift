@@ -28,6 +28,9 @@ public enum MessageCodec {
             return try JSONDecoder().decode(type, from: Data(line))
         } catch let error as DecodingError {
             throw VaultError.invalidInput(describe(error))
+        } catch let error as VaultError {
+            // A payload's own check (a missing secret, an unknown op, ...): already a sentence.
+            throw error
         } catch {
             throw VaultError.invalidInput("malformed JSON")
         }

@@ -41,14 +41,14 @@ public enum StoreMigration {
                     verified.append(info.key)
                 } else {
                     report.conflicts.append(info.key)
-                    progress("conflict: \(info.key) already exists in the \(destination.backendName) store with a different secret; both kept")
+                    progress("conflict: \(info.key) already exists in the \(destination.kind.rawValue) store with a different secret; both kept")
                 }
                 continue
             }
             try destination.add(info.key, secret: original.secret, changes: ItemChanges(label: info.label, comment: info.comment, kind: info.kind))
             let readBack = try destination.get(info.key)
             guard readBack.secret == original.secret else {
-                throw VaultError.unavailable("the \(destination.backendName) store returned a different secret for \(info.key) after the copy; nothing was removed from the \(source.backendName) store")
+                throw VaultError.unavailable("the \(destination.kind.rawValue) store returned a different secret for \(info.key) after the copy; nothing was removed from the \(source.kind.rawValue) store")
             }
             report.copied += 1
             verified.append(info.key)

@@ -56,9 +56,18 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     }
 
     /// A session before its first tokens: what a sign-in fills in.
-    public static func unsigned(provider: String, tokenEndpoint: String, clientID: String? = nil, clientSecret: String? = nil, scope: String? = nil) -> SessionRecord {
+    public static func beforeSignIn(provider: String, tokenEndpoint: String, clientID: String? = nil, clientSecret: String? = nil, scope: String? = nil) -> SessionRecord {
         SessionRecord(provider: provider, tokenEndpoint: tokenEndpoint, clientID: clientID, clientSecret: clientSecret, scope: scope,
                       accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+    }
+
+    /// An OAuth 2.0 session before its first tokens.
+    public static func beforeSignIn(oauth2 settings: OAuth2Settings) -> SessionRecord {
+        var record = beforeSignIn(
+            provider: ProviderKind.oauth2.rawValue, tokenEndpoint: settings.tokenEndpoint, clientID: settings.clientID,
+            clientSecret: settings.clientSecret, scope: settings.scope)
+        record.revocationEndpoint = settings.revocationEndpoint
+        return record
     }
 
     public init(from decoder: Decoder) throws {

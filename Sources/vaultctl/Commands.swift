@@ -3,29 +3,24 @@ import Glibc
 #endif
 import VaultClient
 import VaultCore
-import VaultProtocol
 
-/// What each vaultctl command does, on top of a `VaultSession`.
+/// What each vaultctl command does, on top of a `VaultConnection`.
 struct Commands {
-    let session: VaultSession
+    let vault: VaultConnection
 
     func get(_ arguments: ParsedArguments) throws {
         try arguments.expect(2...2, "SERVICE ACCOUNT")
-        let result = try session.send(Request(op: .get, service: arguments.positionals[0], account: arguments.positionals[1]))
-        guard let item = result.item else { throw VaultClientError(code: .internal, message: "vaultd's answer has no item") }
+        let item = try vault.get(service: arguments.positionals[0], account: arguments.positionals[1])
         if arguments.flags.contains("json") {
             Output.json(item)
             return
         }
-        guard let secret = try WireSecret.decode(text: item.secret, base64: item.secretBase64, field: "secret") else {
-            throw VaultClientError(code: .internal, message: "vaultd's answer has no secret")
-        }
-        secret.withUnsafeBytes { Output.write(Array($0)) }
+        item.secret.withUnsafeBytes { Output.write(Array($0)) }
         // A newline only for people: scripts get the bytes exactly.
         if Output.stdoutIsTerminal { Output.write([10]) }
     }
 
-    func write(_ operation: Operation, _ arguments: ParsedArguments) throws {
+    func write(replacing: Bool, _ arguments: ParsedArguments) throws {
         try arguments.expect(2...2, "SERVICE ACCOUNT")
         let (service, account) = (arguments.positionals[0], arguments.positionals[1])
         // Check the names before asking for a secret nobody will store.
@@ -36,79 +31,79 @@ struct Commands {
         } else {
             secret = try SecretInput.readStandardInput(limit: ItemLimits.maxSecretBytes, raw: arguments.flags.contains("raw"))
         }
-        let wire = WireSecret.encode(secret)
-        _ = try session.send(Request(
-            op: operation, service: service, account: account, secret: wire.text, secretBase64: wire.base64,
-            label: arguments.options["label"], comment: arguments.options["comment"]))
+        let (label, comment) = (arguments.options["label"], arguments.options["comment"])
+        if replacing {
+            try vault.set(service: service, account: account, secret: secret, label: label, comment: comment)
+        } else {
+            try vault.add(service: service, account: account, secret: secret, label: label, comment: comment)
+        }
     }
 
     func delete(_ arguments: ParsedArguments) throws {
         try arguments.expect(2...2, "SERVICE ACCOUNT")
-        _ = try session.send(Request(op: .delete, service: arguments.positionals[0], account: arguments.positionals[1]))
+        try vault.delete(service: arguments.positionals[0], account: arguments.positionals[1])
     }
 
     func list(_ arguments: ParsedArguments) throws {
         try arguments.expect(0...1, "[SERVICE]")
-        let items = try session.send(Request(op: .list, service: arguments.positionals.first)).items ?? []
+        let items = try vault.list(service: arguments.positionals.first)
         if arguments.flags.contains("json") {
             Output.json(items)
             return
         }
         Output.table(
             header: ["SERVICE", "ACCOUNT", "LABEL", "KIND", "MODIFIED", "SESSION"],
-            rows: items.map { [$0.service, $0.account, $0.label, $0.kind, $0.modified, $0.session.map(Self.summary) ?? ""] })
+            rows: items.map { [$0.service, $0.account, $0.label, $0.kind.rawValue, Output.time($0.modified), $0.session.map(Self.summary) ?? ""] })
     }
 
     func status(_ arguments: ParsedArguments) throws {
         try arguments.expect(0...0, "no arguments")
-        guard let status = try session.send(Request(op: .status)).status else {
-            throw VaultClientError(code: .internal, message: "vaultd's answer has no status")
-        }
+        let status = try vault.status()
         if arguments.flags.contains("json") {
             Output.json(status)
             return
         }
         Output.line("vaultd \(status.version) (pid \(status.pid)) on \(status.socket)")
-        Output.line("store:  \(status.backend), \(status.location)")
-        Output.line("why:    \(status.backendReason)")
-        if status.locked {
+        Output.line("store:  \(status.store.rawValue), \(status.location)")
+        Output.line("why:    \(status.storeReason)")
+        if status.isLocked {
             Output.line("state:  locked" + (status.lockReason.map { " (\($0))" } ?? ""))
             Output.line(status.exists ? "        run 'vaultctl unlock' to unlock" : "        no vault yet: 'vaultctl unlock' creates one")
         } else {
-            Output.line("state:  unlocked, \(status.items.map(String.init) ?? "?") item(s)")
+            Output.line("state:  unlocked, \(status.itemCount.map(String.init) ?? "?") item(s)")
         }
-        for session in status.sessions ?? [] {
+        for session in status.sessions {
             Output.line("session: \(session.service) (\(session.account)): \(session.session.map(Self.summary) ?? "unreadable")")
         }
     }
 
     /// "supabase, alice@example.com, expires 2026-11-30T12:00:00Z" or "..., NEEDS SIGN-IN".
-    static func summary(_ session: SessionBody) -> String {
-        var parts = [session.provider]
+    static func summary(_ session: SessionInfo) -> String {
+        var parts = [session.provider.rawValue]
         if let user = session.user { parts.append(user) }
         if session.needsSignIn {
             parts.append("NEEDS SIGN-IN")
         } else if let expires = session.expiresAt {
-            parts.append("expires " + expires)
+            parts.append("expires " + Output.time(expires))
         }
         return parts.joined(separator: ", ")
     }
 
     func lock(_ arguments: ParsedArguments) throws {
         try arguments.expect(0...0, "no arguments")
-        _ = try session.send(Request(op: .lock))
+        try vault.lock()
     }
 
     func unlock(_ arguments: ParsedArguments) throws {
         try arguments.expect(0...0, "no arguments")
-        guard let status = try session.send(Request(op: .status)).status else { return }
-        if !status.locked {
+        let status = try vault.status()
+        if !status.isLocked {
             Output.error("the vault is already unlocked")
             return
         }
-        guard status.backend == "file" else {
+        guard status.store == .file else {
             // The Secret Service unlocks its own collection (it may show its own prompt).
-            _ = try session.send(Request(op: .unlock))
+            try vault.unlock(passphrase: nil)
             return
         }
         let passphrase: SecretBytes
@@ -121,7 +116,7 @@ struct Commands {
             passphrase = line
         }
         if passphrase.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
-        _ = try session.send(Request(op: .unlock, passphrase: WireSecret.text(passphrase)))
+        try vault.unlock(passphrase: passphrase)
         if !status.exists { Output.error("created a new vault at \(status.location)") }
     }
 
@@ -139,32 +134,32 @@ struct Commands {
             (current, new) = (first, second)
         }
         if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
-        _ = try session.send(Request(op: .changePassphrase, passphrase: WireSecret.text(current), newPassphrase: WireSecret.text(new)))
+        try vault.changePassphrase(current: current, new: new)
     }
 
     func migrate(_ arguments: ParsedArguments) throws {
         try arguments.expect(0...0, "no arguments (use --to file|secret-service)")
-        guard let target = arguments.options["to"], ["file", "secret-service"].contains(target) else {
+        guard let name = arguments.options["to"], let target = StoreKind(rawValue: name), StoreKind.persistent.contains(target) else {
             throw ParsedArguments.UsageError(message: "--to must be file or secret-service")
         }
-        var request = Request(op: .migrate, to: target)
-        let result: ResultBody
-        do {
-            result = try session.send(request)
-        } catch let error as VaultClientError where error.code == .locked && target == "file" && error.message.contains("passphrase") {
+        let report: MigrationReport
+        switch Result(catching: { () throws(VaultClientError) in try vault.migrate(to: target) }) {
+        case .success(let done):
+            report = done
+        case .failure(let error) where error.code == .passphraseRequired || error.code == .newPassphraseRequired:
             // The file store needs its passphrase (or a new one): ask, then try again.
             let passphrase: SecretBytes
             if SecretInput.stdinIsTerminal {
-                let creating = error.message.contains("will be created")
+                let creating = error.code == .newPassphraseRequired
                 passphrase = try SecretInput.prompt(creating ? "Choose a passphrase for the new file store: " : "File store passphrase: ", confirm: creating)
             } else {
                 guard let line = try SecretInput.readLine() else { throw error }
                 passphrase = line
             }
-            request.passphrase = WireSecret.text(passphrase)
-            result = try session.send(request)
+            report = try vault.migrate(to: target, passphrase: passphrase)
+        case .failure(let error):
+            throw error
         }
-        guard let report = result.migration else { throw VaultClientError(code: .internal, message: "vaultd's answer has no migration report") }
         if arguments.flags.contains("json") {
             Output.json(report)
             return
@@ -180,25 +175,23 @@ struct Commands {
     /// Exit status: 0 when the store in use works.
     func doctor(_ arguments: ParsedArguments) throws -> Bool {
         try arguments.expect(0...0, "no arguments")
-        let status = try session.send(Request(op: .status)).status
-        guard let report = try session.send(Request(op: .doctor)).doctor else {
-            throw VaultClientError(code: .internal, message: "vaultd's answer has no doctor report")
-        }
+        let status = try? vault.status()
+        let report = try vault.doctor()
         if arguments.flags.contains("json") {
             Output.json(report)
             return report.selectedWorks
         }
         if let status { Output.line("vaultd \(status.version) (pid \(status.pid)) answers on \(status.socket)") }
-        Output.line("store in use: \(report.selected) (\(report.selectedReason))")
-        for store in ["secret-service", "file"] {
+        Output.line("store in use: \(report.selected.rawValue) (\(report.selectedReason))")
+        for store in [StoreKind.secretService, .file] {
             Output.line("")
-            Output.line(store == "file" ? "Encrypted file store" : "Secret Service")
+            Output.line(store.displayName)
             for check in report.checks where check.store == store {
                 Output.line("  \(check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail)")
             }
         }
         Output.line("")
-        Output.line(report.selectedWorks ? "the store in use (\(report.selected)) works" : "the store in use (\(report.selected)) does NOT work: see FAIL above")
+        Output.line(report.selectedWorks ? "the store in use (\(report.selected.rawValue)) works" : "the store in use (\(report.selected.rawValue)) does NOT work: see FAIL above")
         return report.selectedWorks
     }
 
@@ -216,11 +209,7 @@ struct Commands {
         guard ["raw", "json", "env", "header", "exec-credential"].contains(format) else {
             throw ParsedArguments.UsageError(message: "--format must be raw, json, env, header or exec-credential")
         }
-        var request = Request(op: .token, service: arguments.positionals[0], account: arguments.positionals.count > 1 ? arguments.positionals[1] : nil)
-        request.minTTL = minTTL
-        guard let token = try session.send(request).token else {
-            throw VaultClientError(code: .internal, message: "vaultd's answer has no token")
-        }
+        let token = try vault.token(service: arguments.positionals[0], account: arguments.positionals.count > 1 ? arguments.positionals[1] : nil, minTTL: minTTL)
         switch format {
         case "json":
             Output.json(token)
@@ -233,7 +222,7 @@ struct Commands {
         case "header":
             Output.line("Authorization: \(token.tokenType.lowercased() == "bearer" ? "Bearer" : token.tokenType) \(token.accessToken)")
         case "exec-credential":
-            Output.json(ExecCredential(token: token.accessToken, expirationTimestamp: token.expiresAt.map { String($0.prefix(19)) + "Z" }))
+            Output.json(ExecCredential(token: token.accessToken, expirationTimestamp: token.expiresAt.map { String(Output.time($0).prefix(19)) + "Z" }))
         default:
             Output.line(token.accessToken)
         }
@@ -261,53 +250,46 @@ struct Commands {
             throw ParsedArguments.UsageError(message: "pipe the session JSON on stdin")
         }
         let json = try SecretInput.readStandardInput(limit: ItemLimits.maxSecretBytes, raw: true)
-        guard let text = json.utf8String else { throw VaultError.invalidInput("the session on stdin is not UTF-8 JSON") }
-        var request = Request(op: .importSession, service: arguments.positionals[0], account: arguments.positionals[1])
-        request.session = text
+        guard json.utf8String != nil else { throw VaultError.invalidInput("the session on stdin is not UTF-8 JSON") }
         // Settings the JSON may lack, e.g. for a Supabase session object: --provider supabase --url --anon-key.
-        request.provider = arguments.options["provider"]
-        request.url = arguments.options["url"]
-        request.apiKey = arguments.options["anon-key"] ?? arguments.options["api-key"]
-        request.tokenEndpoint = arguments.options["token-endpoint"]
-        request.clientID = arguments.options["client-id"]
-        _ = try session.send(request)
+        let defaults = SessionDefaults(
+            provider: try arguments.options["provider"].map(ProviderKind.init(name:)), url: arguments.options["url"],
+            apiKey: arguments.options["anon-key"] ?? arguments.options["api-key"], tokenEndpoint: arguments.options["token-endpoint"],
+            clientID: arguments.options["client-id"])
+        try vault.importSession(service: arguments.positionals[0], account: arguments.positionals[1], json: json, defaults: defaults)
     }
 
-    /// `login oauth2|supabase`, `signup supabase`: the password comes from a prompt or stdin, a
-    /// client secret from a file, never from argv. Email and password are checked before any request.
+    /// `login oauth2|supabase|firebase`, `signup supabase|firebase`: the password comes from a
+    /// prompt or stdin, a client secret from a file, never from argv. Email and password are
+    /// checked before any request.
     func signIn(_ arguments: ParsedArguments, signingUp: Bool) throws {
-        try arguments.expect(1...1, "PROVIDER (oauth2 or supabase)")
-        let provider = arguments.positionals[0]
-        var request = Request(op: signingUp ? .signup : .login, service: arguments.options["service"], account: arguments.options["account"])
-        request.provider = provider
+        try arguments.expect(1...1, "PROVIDER (oauth2, supabase or firebase)")
+        let command = signingUp ? "signup" : "login"
+        let (service, account) = (arguments.options["service"], arguments.options["account"])
+        let provider: ProviderSettings
         let who: String
-        switch provider {
+        switch arguments.positionals[0] {
         case "supabase":
             guard let url = arguments.options["url"], let key = arguments.options["anon-key"], let email = arguments.options["email"] else {
-                throw ParsedArguments.UsageError(message: "\(signingUp ? "signup" : "login") supabase needs --url URL --anon-key KEY --email EMAIL")
+                throw ParsedArguments.UsageError(message: "\(command) supabase needs --url URL --anon-key KEY --email EMAIL")
             }
             try Self.checkEmail(email)
-            (request.url, request.apiKey, request.email) = (url, key, email)
+            provider = .supabase(SupabaseSettings(projectURL: url, apiKey: key))
             who = email
         case "firebase":
-            guard let key = arguments.options["api-key"], let email = arguments.options["email"], request.service != nil else {
-                throw ParsedArguments.UsageError(message: "\(signingUp ? "signup" : "login") firebase needs --api-key KEY --email EMAIL --service NAME (and --url for an emulator)")
+            guard let key = arguments.options["api-key"], let email = arguments.options["email"], service != nil else {
+                throw ParsedArguments.UsageError(message: "\(command) firebase needs --api-key KEY --email EMAIL --service NAME (and --url for an emulator)")
             }
             try Self.checkEmail(email)
-            (request.url, request.apiKey, request.email) = (arguments.options["url"], key, email)
+            provider = .firebase(FirebaseSettings(apiKey: key, emulatorURL: arguments.options["url"]))
             who = email
         case "oauth2" where !signingUp && arguments.flags.contains("device"):
             return try deviceSignIn(arguments)
         case "oauth2" where !signingUp:
-            guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"], request.service != nil else {
+            guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"], service != nil else {
                 throw ParsedArguments.UsageError(message: "login oauth2 needs --token-endpoint URL --username NAME --service NAME")
             }
-            request.tokenEndpoint = endpoint
-            request.username = username
-            request.clientID = arguments.options["client-id"]
-            request.scope = arguments.options["scope"]
-            request.url = arguments.options["revocation-endpoint"]
-            request.clientSecret = try Self.clientSecret(arguments)
+            provider = .oauth2(try Self.oauth2Settings(arguments, tokenEndpoint: endpoint))
             who = username
         default:
             throw ParsedArguments.UsageError(message: signingUp ? "signup supports: supabase, firebase" : "login supports: oauth2, supabase, firebase")
@@ -324,10 +306,13 @@ struct Commands {
             throw VaultError.invalidInput("the password is shorter than \(minimum) characters, the provider's minimum; nothing was sent")
         }
         if signingUp, let hint = Self.weakPasswordHint(password) { Output.error("note: \(hint)") }
-        request.password = WireSecret.text(password)
-        let result = try ProgressIndicator.while("\(signingUp ? "signing up" : "signing in")") { try session.send(request) }
+        let result = try ProgressIndicator.while(signingUp ? "signing up" : "signing in") {
+            signingUp
+                ? try vault.signUp(provider, user: who, password: password, service: service, account: account)
+                : try vault.signIn(provider, user: who, password: password, service: service, account: account)
+        }
         if let message = result.message { Output.error(message) }
-        if let item = result.item {
+        if let item = result.session {
             Output.error("\(signingUp ? "signed up and signed in" : "signed in"): session stored as service '\(item.service)' account '\(item.account)'; 'vaultctl token \(item.service)' prints a valid access token")
         }
     }
@@ -338,26 +323,21 @@ struct Commands {
               let service = arguments.options["service"] else {
             throw ParsedArguments.UsageError(message: "login oauth2 --device needs --device-endpoint URL --token-endpoint URL --service NAME (and usually --client-id)")
         }
-        let clientSecret = try Self.clientSecret(arguments)
-        var start = Request(op: .deviceStart)
-        (start.deviceEndpoint, start.clientID, start.clientSecret, start.scope) = (deviceEndpoint, arguments.options["client-id"], clientSecret, arguments.options["scope"])
-        guard let codes = try session.send(start).device, let deviceCode = codes.deviceCode, let userCode = codes.userCode else {
-            throw VaultClientError(code: .internal, message: "vaultd's answer has no device codes")
-        }
-        Output.error("To sign in, open \(codes.verificationURI ?? "the verification page") and enter the code: \(userCode)")
+        let client = try Self.oauth2Settings(arguments, tokenEndpoint: tokenEndpoint)
+        let codes = try vault.startDeviceSignIn(
+            deviceEndpoint: deviceEndpoint, clientID: client.clientID, clientSecret: client.clientSecret, scope: client.scope)
+        Output.error("To sign in, open \(codes.verificationURI) and enter the code: \(codes.userCode)")
         if let complete = codes.verificationURIComplete { Output.error("(or open \(complete))") }
-        var poll = Request(op: .devicePoll, service: service, account: arguments.options["account"])
-        (poll.tokenEndpoint, poll.clientID, poll.clientSecret, poll.scope) = (tokenEndpoint, arguments.options["client-id"], clientSecret, arguments.options["scope"])
-        poll.deviceCode = deviceCode
-        poll.url = arguments.options["revocation-endpoint"]
-        var interval = max(codes.interval ?? 5, 1)
-        let deadline = Clock.monotonicSeconds() + (codes.expiresIn ?? 600)
-        let item: ItemBody = try ProgressIndicator.while("waiting for approval") {
+        var interval = max(codes.interval, 1)
+        let deadline = Clock.monotonicSeconds() + codes.expiresIn
+        let item: ItemMetadata = try ProgressIndicator.while("waiting for approval") {
             while Clock.monotonicSeconds() < deadline {
                 usleep(UInt32(interval * 1_000_000))
-                let result = try session.send(poll)
-                if let item = result.item { return item }
-                if result.device?.state == "slow_down" { interval += 5 }
+                switch try vault.pollDeviceSignIn(service: service, account: arguments.options["account"], client: client, deviceCode: codes.deviceCode) {
+                case .signedIn(let item): return item
+                case .slowDown: interval += 5
+                case .pending: break
+                }
             }
             throw VaultError.signInRequired("the code expired before it was approved: run the login again")
         }
@@ -366,35 +346,38 @@ struct Commands {
 
     func resetPassword(_ arguments: ParsedArguments) throws {
         try arguments.expect(1...1, "PROVIDER (supabase or firebase)")
-        let provider = arguments.positionals[0]
         guard let email = arguments.options["email"] else { throw ParsedArguments.UsageError(message: "reset-password needs --email EMAIL") }
-        var request = Request(op: .resetPassword)
-        switch provider {
+        let provider: ProviderSettings
+        switch arguments.positionals[0] {
         case "supabase":
             guard let url = arguments.options["url"], let key = arguments.options["anon-key"] else {
                 throw ParsedArguments.UsageError(message: "reset-password supabase needs --url URL --anon-key KEY --email EMAIL")
             }
-            (request.url, request.apiKey) = (url, key)
+            provider = .supabase(SupabaseSettings(projectURL: url, apiKey: key))
         case "firebase":
             guard let key = arguments.options["api-key"] else {
                 throw ParsedArguments.UsageError(message: "reset-password firebase needs --api-key KEY --email EMAIL (and --url for an emulator)")
             }
-            (request.url, request.apiKey) = (arguments.options["url"], key)
+            provider = .firebase(FirebaseSettings(apiKey: key, emulatorURL: arguments.options["url"]))
         default:
             throw ParsedArguments.UsageError(message: "reset-password supports: supabase, firebase")
         }
         try Self.checkEmail(email)
-        request.provider = provider
-        request.email = email
-        let result = try ProgressIndicator.while("requesting a reset email") { try session.send(request) }
-        Output.error(result.message ?? "done")
+        Output.error(try ProgressIndicator.while("requesting a reset email") { try vault.resetPassword(provider, email: email) })
     }
 
     func logout(_ arguments: ParsedArguments) throws {
         try arguments.expect(1...2, "SERVICE [ACCOUNT]")
-        let request = Request(op: .logout, service: arguments.positionals[0], account: arguments.positionals.count > 1 ? arguments.positionals[1] : nil)
-        let result = try ProgressIndicator.while("signing out") { try session.send(request) }
-        Output.error(result.message ?? "signed out")
+        let (service, account) = (arguments.positionals[0], arguments.positionals.count > 1 ? arguments.positionals[1] : nil)
+        Output.error(try ProgressIndicator.while("signing out") { try vault.logout(service: service, account: account) })
+    }
+
+    /// An OAuth 2.0 client from the options: `--client-id`, `--client-secret-file`, `--scope`,
+    /// `--revocation-endpoint`.
+    static func oauth2Settings(_ arguments: ParsedArguments, tokenEndpoint: String) throws -> OAuth2Settings {
+        OAuth2Settings(
+            tokenEndpoint: tokenEndpoint, clientID: arguments.options["client-id"], clientSecret: try clientSecret(arguments),
+            scope: arguments.options["scope"], revocationEndpoint: arguments.options["revocation-endpoint"])
     }
 
     /// The OAuth client secret from `--client-secret-file` (never from argv), without its newline.

@@ -16,7 +16,7 @@ enum ExitCode: Int32 {
         switch code {
         case .notFound: self = .notFound
         case .duplicate: self = .duplicate
-        case .locked, .wrongPassphrase, .signInRequired: self = .locked
+        case .locked, .wrongPassphrase, .signInRequired, .passphraseRequired, .newPassphraseRequired: self = .locked
         case .unavailable, .corruptVault, .unsupportedVersion: self = .unavailable
         case .badRequest, .tooLarge: self = .usage
         case .permissionDenied, .internal, .busy, .storageError: self = .failure

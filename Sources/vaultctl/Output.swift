@@ -1,8 +1,12 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import VaultCore
-import VaultProtocol
 
 /// Writing to stdout and stderr without Foundation.
 enum Output {
@@ -32,10 +36,16 @@ enum Output {
         }
     }
 
-    /// One JSON value on one line.
+    /// One JSON value on one line, keys sorted (the documented shapes, docs/protocol.md).
     static func json<T: Encodable>(_ value: T) {
-        var bytes = MessageCodec.encode(value)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var bytes = try? Array(encoder.encode(value)) else { return error("could not encode the answer as JSON") }
+        bytes.append(10)
         write(bytes)
         bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) }
     }
+
+    /// A time as the protocol writes it: RFC 3339 UTC with milliseconds.
+    static func time(_ date: Date) -> String { Timestamp.rfc3339(seconds: date.timeIntervalSince1970) }
 }

@@ -4,7 +4,6 @@ import Glibc
 #endif
 import VaultClient
 import VaultCore
-import VaultProtocol
 
 let usage = """
     usage: vaultctl [--socket PATH] COMMAND [ARGS]
@@ -66,13 +65,13 @@ guard let command = arguments.first else {
 }
 let rest = Array(arguments.dropFirst())
 
-let commands = Commands(session: VaultSession(socketPath: socketPath))
+let commands = Commands(vault: VaultConnection(socketPath: socketPath))
 do {
     switch command {
     case "get":
         try commands.get(ParsedArguments(rest, valued: [], switches: ["json"]))
     case "set", "add":
-        try commands.write(command == "set" ? .set : .add, ParsedArguments(rest, valued: ["label", "comment"], switches: ["raw"]))
+        try commands.write(replacing: command == "set", ParsedArguments(rest, valued: ["label", "comment"], switches: ["raw"]))
     case "delete", "rm":
         try commands.delete(ParsedArguments(rest, valued: [], switches: []))
     case "list", "ls":

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import VaultClient
 import VaultCore
-import VaultProtocol
 
 /// The async library API against a real vaultd (the built binary, in a private directory).
 @Suite struct VaultClientTests {
@@ -50,11 +49,11 @@ import VaultProtocol
         #expect(stored.label == "Bot")
         let item = try await vault.get(service: "api.example.com", account: "bot")
         #expect(item.secret == SecretBytes([0, 1, 2]))
-        #expect(item.metadata.secret == nil && item.metadata.secretBase64 == nil)
+        #expect(item.metadata.label == "Bot" && item.metadata.kind == .secret && item.metadata.modified >= item.metadata.created)
         try await vault.add(service: "api.example.com", account: "human", secret: SecretBytes(utf8: "pw"))
         #expect(try await vault.list(service: "api.example.com").map(\.account) == ["bot", "human"])
         let status = try await vault.status()
-        #expect(status.backend == "file" && !status.locked && status.items == 2)
+        #expect(status.store == .file && !status.isLocked && status.itemCount == 2)
         try await vault.delete(service: "api.example.com", account: "human")
         try await vault.lock()
         await #expect { try await vault.get(service: "api.example.com", account: "bot") } throws: {
@@ -96,9 +95,7 @@ import VaultProtocol
         let daemon = try Daemon()
         let vault = VaultClient(socketPath: daemon.socket, autostart: false)
         let session = #"{"access_token":"library-token","token_type":"Bearer","token_endpoint":"https://auth.example.com/token","client_id":"x"}"#
-        var request = Request(op: .importSession, service: "lib", account: "me")
-        request.session = session
-        _ = try await vault.send(request)
+        try await vault.importSession(service: "lib", account: "me", json: SecretBytes(utf8: session))
         let token = try await vault.token(service: "lib")
         #expect(token.accessToken == "library-token" && token.account == "me" && token.expiresAt == nil)
         await #expect { try await vault.token(service: "nothing") } throws: { ($0 as? VaultClientError)?.code == .notFound }

@@ -29,35 +29,35 @@ import VaultProtocol
 
 @Suite struct MessageCodecTests {
     @Test func decodeErrorsNameTheField() {
-        #expect { try MessageCodec.decode(Request.self, from: Array(#"{"op":"get","service":3}"#.utf8)) } throws: {
+        #expect { try MessageCodec.decode(RequestLine.self, from: Array(#"{"op":"get","service":3}"#.utf8)) } throws: {
             "\($0)".contains("field 'service' must be a string")
         }
-        #expect { try MessageCodec.decode(Request.self, from: Array(#"{"id":1}"#.utf8)) } throws: {
+        #expect { try MessageCodec.decode(RequestLine.self, from: Array(#"{"id":1}"#.utf8)) } throws: {
             "\($0)".contains("missing field 'op'")
         }
-        #expect { try MessageCodec.decode(Request.self, from: Array("nope".utf8)) } throws: {
+        #expect { try MessageCodec.decode(RequestLine.self, from: Array("nope".utf8)) } throws: {
             "\($0)".contains("malformed JSON")
         }
     }
 
     @Test func responsesEncodeAsOneLineWithTheDocumentedShape() throws {
-        let line = MessageCodec.encode(Response.failure(.number(7), code: "not_found", message: "no item"))
+        let line = MessageCodec.encode(ResponseLine(id: .number(7), .failure(ErrorBody(code: "not_found", message: "no item"))))
         #expect(line.last == 10)
         #expect(line.dropLast().contains(10) == false)
         #expect(String(decoding: line, as: UTF8.self) == #"{"error":{"code":"not_found","message":"no item"},"id":7,"ok":false}"# + "\n")
-        let success = String(decoding: MessageCodec.encode(Response.success(.string("a"))), as: UTF8.self)
+        let success = String(decoding: MessageCodec.encode(ResponseLine(id: .string("a"), .success(ResultBody()))), as: UTF8.self)
         #expect(success == #"{"id":"a","ok":true,"result":{}}"# + "\n")
     }
 
     @Test func idsRoundTripAsStringsNumbersOrNull() throws {
         for (json, id) in [(#"{"id":"x","op":"status"}"#, RequestID.string("x")), (#"{"id":42,"op":"status"}"#, .number(42))] {
-            #expect(try MessageCodec.decode(Request.self, from: Array(json.utf8)).id == id)
+            #expect(try MessageCodec.decode(RequestLine.self, from: Array(json.utf8)).id == id)
         }
         // Absent and null ids are the same: the response carries "id":null.
-        #expect(try MessageCodec.decode(Request.self, from: Array(#"{"id":null,"op":"status"}"#.utf8)).id == nil)
-        #expect(try MessageCodec.decode(Request.self, from: Array(#"{"op":"status"}"#.utf8)).id == nil)
-        #expect(String(decoding: MessageCodec.encode(Response.success(nil)), as: UTF8.self).contains(#""id":null"#))
-        #expect(throws: VaultError.self) { try MessageCodec.decode(Request.self, from: Array(#"{"id":[1],"op":"status"}"#.utf8)) }
+        #expect(try MessageCodec.decode(RequestLine.self, from: Array(#"{"id":null,"op":"status"}"#.utf8)).id == nil)
+        #expect(try MessageCodec.decode(RequestLine.self, from: Array(#"{"op":"status"}"#.utf8)).id == nil)
+        #expect(String(decoding: MessageCodec.encode(ResponseLine(id: nil, .success(ResultBody()))), as: UTF8.self).contains(#""id":null"#))
+        #expect(throws: VaultError.self) { try MessageCodec.decode(RequestLine.self, from: Array(#"{"id":[1],"op":"status"}"#.utf8)) }
     }
 }
 

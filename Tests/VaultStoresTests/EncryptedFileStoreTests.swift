@@ -54,8 +54,8 @@ import VaultCore
         let directory = TemporaryDirectory()
         let store = fastStore(directory.file("vault.db"))
         #expect { try store.unlock(passphrase: .empty) } throws: { ($0 as? VaultError)?.code == .badRequest }
-        #expect { try store.unlock(passphrase: nil) } throws: { ($0 as? VaultError)?.code == .locked }
-        #expect(!store.fileExists)
+        #expect { try store.unlock(passphrase: nil) } throws: { ($0 as? VaultError)?.code == .passphraseRequired }
+        #expect(!store.exists)
     }
 
     @Test func changingThePassphraseRewrapsTheKeyAndKeepsItems() throws {

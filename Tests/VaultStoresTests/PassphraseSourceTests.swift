@@ -13,16 +13,16 @@ import VaultStores
         writeBytes(Array("from-file\n".utf8), to: file)
 
         var environment = ["VAULT_PASSPHRASE": "from-env", "CREDENTIALS_DIRECTORY": credentials, "VAULT_PASSPHRASE_FILE": file]
-        #expect(PassphraseSource.resolve(environment: environment, allowTerminal: false) == .file(file))
+        #expect(PassphraseSource.resolve(environment: environment) == .file(file))
         #expect(try PassphraseSource.file(file).read(environment: environment) == SecretBytes(utf8: "from-file"))
         environment["VAULT_PASSPHRASE_FILE"] = nil
-        #expect(PassphraseSource.resolve(environment: environment, allowTerminal: false) == .systemdCredential(credentials + "/vault-passphrase"))
-        #expect(try PassphraseSource.resolve(environment: environment, allowTerminal: false)!.read(environment: environment) == SecretBytes(utf8: "from-credential"))
+        #expect(PassphraseSource.resolve(environment: environment) == .systemdCredential(credentials + "/vault-passphrase"))
+        #expect(try PassphraseSource.resolve(environment: environment)!.read(environment: environment) == SecretBytes(utf8: "from-credential"))
         environment["CREDENTIALS_DIRECTORY"] = nil
-        #expect(PassphraseSource.resolve(environment: environment, allowTerminal: false) == .environment)
+        #expect(PassphraseSource.resolve(environment: environment) == .environment)
         #expect(try PassphraseSource.environment.read(environment: environment) == SecretBytes(utf8: "from-env"))
         environment["VAULT_PASSPHRASE"] = nil
-        #expect(PassphraseSource.resolve(environment: environment, allowTerminal: false) == nil)
+        #expect(PassphraseSource.resolve(environment: environment) == nil)
     }
 
     @Test func onlyOneTrailingNewlineIsStripped() throws {
@@ -38,7 +38,7 @@ import VaultStores
         writeBytes(Array("\n".utf8), to: file)
         #expect { try PassphraseSource.file(file).read(environment: [:]) } throws: { "\($0)".contains("empty") }
         #expect { try PassphraseSource.file(directory.file("missing")).read(environment: [:]) } throws: {
-            ($0 as? VaultError)?.code == .locked && "\($0)".contains("missing")
+            ($0 as? VaultError)?.code == .passphraseRequired && "\($0)".contains("missing")
         }
         writeBytes(Array("secret".utf8), to: file)
         chmod(file, 0o644)

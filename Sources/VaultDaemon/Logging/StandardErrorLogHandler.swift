@@ -26,11 +26,3 @@ public struct StandardErrorLogHandler: LogHandler {
         bytes.withUnsafeMutableBytes { _ = write(2, $0.baseAddress, $0.count) }
     }
 }
-
-extension String {
-    /// One event, one line: newlines and other control characters in names become spaces.
-    func replacingControlCharacters() -> String {
-        String(String.UnicodeScalarView(unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
-    }
-}
-

@@ -11,7 +11,7 @@ import VaultCore
 /// sealed until `get`. Every write takes an `flock` on `<file>.lock`, reloads the file if another
 /// process replaced it, and replaces the file atomically, so concurrent writers never lose updates.
 /// A file that fails to open is reported and never overwritten.
-public final class EncryptedFileStore: VaultStore {
+public final class EncryptedFileStore: PassphraseProtected {
     public struct Options: Sendable {
         /// scrypt cost for new vaults and new passphrases (existing files keep their own).
         public var kdfParameters: Scrypt.Parameters
@@ -44,14 +44,14 @@ public final class EncryptedFileStore: VaultStore {
         fileLock = VaultFileLock(vaultPath: path, timeout: options.lockTimeout)
     }
 
-    public var backendName: String { "file" }
+    public var kind: StoreKind { .file }
 
     /// True when the vault file exists (unlocking will open it rather than create it).
-    public var fileExists: Bool { (try? FileStatus.of(path)) != nil }
+    public var exists: Bool { (try? FileStatus.of(path)) != nil }
 
     public func status() -> StoreStatus {
         state.withLock { open in
-            StoreStatus(backend: backendName, isLocked: open == nil, location: path, itemCount: open?.table.count)
+            StoreStatus(kind: kind, isLocked: open == nil, location: path, itemCount: open?.table.count)
         }
     }
 
@@ -77,10 +77,14 @@ public final class EncryptedFileStore: VaultStore {
         state.withLock { $0 = nil }
     }
 
+    public func changePassphrase(current: SecretBytes, new: SecretBytes) throws {
+        try changePassphrase(current: current, new: new, parameters: nil)
+    }
+
     /// Re-wraps the data key under `new`; items are not re-encrypted. `parameters` may raise the
     /// scrypt cost. Works whether or not the store is unlocked; fails with `.wrongPassphrase`
     /// (changing nothing) when `current` is wrong.
-    public func changePassphrase(current: SecretBytes, new: SecretBytes, parameters: Scrypt.Parameters? = nil) throws {
+    public func changePassphrase(current: SecretBytes, new: SecretBytes, parameters: Scrypt.Parameters?) throws {
         if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
         try prepareDirectory()
         try state.withLock { openState in

@@ -5,52 +5,37 @@ import VaultCore
 
 /// Where the file store's passphrase comes from, in the order they are tried:
 /// `VAULT_PASSPHRASE_FILE`, the systemd credential `$CREDENTIALS_DIRECTORY/vault-passphrase`,
-/// `VAULT_PASSPHRASE` (the weakest: the environment is visible to the same user's tools),
-/// then a no-echo prompt on the terminal.
+/// then `VAULT_PASSPHRASE` (the weakest: the environment is visible to the same user's tools).
+/// None of them needs a person, so vaultd can unlock itself at start with any of them; a person
+/// types the passphrase into vaultctl instead, which sends it with `unlock`.
 public enum PassphraseSource: Sendable, Equatable, CustomStringConvertible {
     case file(String)
     case systemdCredential(String)
     case environment
-    case terminal
 
     public static let credentialName = "vault-passphrase"
     static let maxBytes = 4096
 
     /// The first source the environment provides, or nil when none does
-    /// (no file, no credential, no variable, and `allowTerminal` false or no terminal).
-    public static func resolve(environment: [String: String], allowTerminal: Bool) -> PassphraseSource? {
+    /// (no file, no credential, no variable).
+    public static func resolve(environment: [String: String]) -> PassphraseSource? {
         if let file = environment["VAULT_PASSPHRASE_FILE"], !file.isEmpty { return .file(file) }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             let path = directory + "/" + credentialName
             if (try? FileStatus.of(path)) != nil { return .systemdCredential(path) }
         }
         if environment["VAULT_PASSPHRASE"] != nil { return .environment }
-        if allowTerminal && Terminal.isAvailable { return .terminal }
         return nil
     }
 
-    /// True for sources that need no person: the daemon can unlock itself at start with them.
-    public var isNonInteractive: Bool { self != .terminal }
-
-    /// Reads the passphrase. `confirm` asks twice on a terminal (creating a vault, a new passphrase).
-    /// An empty passphrase is refused.
-    public func read(environment: [String: String], confirm: Bool = false, prompt: String = "Vault passphrase: ") throws -> SecretBytes {
+    /// Reads the passphrase. An empty passphrase is refused.
+    public func read(environment: [String: String]) throws -> SecretBytes {
         let passphrase: SecretBytes
         switch self {
         case .file(let path), .systemdCredential(let path):
             passphrase = try PassphraseSource.readFile(path, checkPermissions: { if case .file = self { true } else { false } }())
         case .environment:
             passphrase = SecretBytes(utf8: PassphraseSource.strippingNewline(environment["VAULT_PASSPHRASE"] ?? ""))
-        case .terminal:
-            guard let first = try Terminal.readSecret(prompt: prompt, maxBytes: PassphraseSource.maxBytes) else {
-                throw VaultError.passphraseUnavailable("no passphrase was entered")
-            }
-            if confirm {
-                guard let second = try Terminal.readSecret(prompt: "Repeat to confirm: ", maxBytes: PassphraseSource.maxBytes),
-                    second == first
-                else { throw VaultError.invalidInput("the two passphrases do not match; nothing was changed") }
-            }
-            passphrase = first
         }
         if passphrase.isEmpty { throw VaultError.invalidInput("the passphrase from \(self) is empty; an empty passphrase is refused") }
         return passphrase
@@ -61,7 +46,6 @@ public enum PassphraseSource: Sendable, Equatable, CustomStringConvertible {
         case .file(let path): "VAULT_PASSPHRASE_FILE (\(path))"
         case .systemdCredential(let path): "systemd credential (\(path))"
         case .environment: "VAULT_PASSPHRASE"
-        case .terminal: "terminal prompt"
         }
     }
 

@@ -13,10 +13,10 @@ public final class InMemoryStore: VaultStore {
 
     public init() {}
 
-    public var backendName: String { "memory" }
+    public var kind: StoreKind { .memory }
 
     public func status() -> StoreStatus {
-        state.withLock { StoreStatus(backend: backendName, isLocked: $0.isLocked, location: "process memory", itemCount: $0.isLocked ? nil : $0.table.count) }
+        state.withLock { StoreStatus(kind: kind, isLocked: $0.isLocked, location: "process memory", itemCount: $0.isLocked ? nil : $0.table.count) }
     }
 
     public func get(_ key: ItemKey) throws -> Item {

@@ -17,12 +17,12 @@ public final class SecretServiceStore: VaultStore {
         self.timeout = timeout
     }
 
-    public var backendName: String { "secret-service" }
+    public var kind: StoreKind { .secretService }
 
     public func status() -> StoreStatus {
         let locked = (try? withService { service in try self.defaultCollection(service).locked }) ?? true
         let count = locked ? nil : (try? list(service: nil).count)
-        return StoreStatus(backend: backendName, isLocked: locked, location: "Secret Service, default collection", itemCount: count)
+        return StoreStatus(kind: kind, isLocked: locked, location: "Secret Service, default collection", itemCount: count)
     }
 
     // MARK: Items

@@ -30,7 +30,7 @@ let command = arguments[0]
 let store = EncryptedFileStore(path: arguments[1], options: .init(kdfParameters: .minimum, lockTimeout: 30))
 
 do {
-    guard let source = PassphraseSource.resolve(environment: environment, allowTerminal: false) else {
+    guard let source = PassphraseSource.resolve(environment: environment) else {
         throw VaultError.passphraseUnavailable("set VAULT_PASSPHRASE_FILE")
     }
     try store.unlock(passphrase: try source.read(environment: environment))

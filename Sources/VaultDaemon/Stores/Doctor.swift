@@ -15,15 +15,15 @@ struct Doctor {
         var checks: [CheckBody] = []
         let secretServiceWorks = checkSecretService(into: &checks)
         let fileWorks = checkFileStore(into: &checks)
-        let selected = active.backendName
+        let selected = active.kind
         return DoctorBody(
-            selected: selected, selectedReason: activeReason,
-            selectedWorks: selected == "file" ? fileWorks : secretServiceWorks, checks: checks)
+            selected: selected.rawValue, selectedReason: activeReason,
+            selectedWorks: selected == .file ? fileWorks : secretServiceWorks, checks: checks)
     }
 
     private func checkSecretService(into checks: inout [CheckBody]) -> Bool {
         func add(_ name: String, _ ok: Bool, _ detail: String) -> Bool {
-            checks.append(CheckBody(store: "secret-service", name: name, ok: ok, detail: detail))
+            checks.append(CheckBody(store: StoreKind.secretService.rawValue, name: name, ok: ok, detail: detail))
             return ok
         }
         let environment = catalog.configuration.environment
@@ -31,7 +31,8 @@ struct Doctor {
             return add("session bus", false, missing)
         }
         _ = add("session bus", true, environment["DBUS_SESSION_BUS_ADDRESS"] ?? "\(environment["XDG_RUNTIME_DIR"] ?? "")/bus")
-        let store = (active as? SecretServiceStore) ?? catalog.secretServiceStore(timeout: min(catalog.configuration.secretServiceTimeout, 3))
+        // A store object of its own for the probe, bounded more tightly; libsecret shares the connection.
+        let store = catalog.secretServiceStore(timeout: min(catalog.configuration.secretServiceTimeout, 3))
         do {
             try store.probe()
             _ = add("service and default collection", true, "org.freedesktop.secrets answers and has a default collection")
@@ -48,7 +49,7 @@ struct Doctor {
 
     private func checkFileStore(into checks: inout [CheckBody]) -> Bool {
         func add(_ name: String, _ ok: Bool, _ detail: String) -> Bool {
-            checks.append(CheckBody(store: "file", name: name, ok: ok, detail: detail))
+            checks.append(CheckBody(store: StoreKind.file.rawValue, name: name, ok: ok, detail: detail))
             return ok
         }
         let path = catalog.configuration.vaultFilePath
@@ -73,15 +74,16 @@ struct Doctor {
         } else {
             _ = add("passphrase source", true, "none configured: vaultd starts locked until 'vaultctl unlock' (set VAULT_PASSPHRASE_FILE or a systemd credential to unlock at start)")
         }
-        guard let store = active as? EncryptedFileStore else {
+        guard active.kind == .file else {
             _ = add("in use", true, "not the store in use; items are not probed")
             return ok
         }
-        if store.status().isLocked {
-            return add("unlocked", false, "locked: run 'vaultctl unlock'") && false
+        let status = active.status()
+        if status.isLocked {
+            return add("unlocked", false, "locked: run 'vaultctl unlock'")
         }
-        _ = add("unlocked", true, "unlocked, \(store.status().itemCount ?? 0) item(s)")
-        let failure = probeFailure(store)
+        _ = add("unlocked", true, "unlocked, \(status.itemCount ?? 0) item(s)")
+        let failure = probeFailure(active)
         return add("write, read, delete", failure == nil, failure ?? Doctor.probeSucceeded) && ok
     }
 

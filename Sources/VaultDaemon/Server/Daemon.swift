@@ -14,7 +14,7 @@ public final class Daemon: @unchecked Sendable {
     public let configuration: DaemonConfiguration
     public let logger: Logger
     let listener: SocketListener
-    let service: StoreService
+    let store: ActiveStore
     let dispatcher: RequestDispatcher
     private let acceptQueue = DispatchQueue(label: "vaultd.accept")
     private let connections = Mutex<[Int: Connection]>([:])
@@ -26,13 +26,15 @@ public final class Daemon: @unchecked Sendable {
     private let ownUID = getuid()
     private let notifier: ServiceNotifier
 
-    public init(configuration: DaemonConfiguration, store: any VaultStore, backendReason: String, logger: Logger) {
+    /// Chooses the store (which may probe the session bus) and prepares to serve.
+    public init(configuration: DaemonConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         listener = SocketListener(path: configuration.socketPath)
-        service = StoreService(store: store, backendReason: backendReason)
-        dispatcher = RequestDispatcher(
-            service: service, catalog: StoreCatalog(configuration: configuration), socketPath: configuration.socketPath, logger: logger)
+        let catalog = StoreCatalog(configuration: configuration)
+        let selection = catalog.select()
+        store = ActiveStore(store: selection.store, reason: selection.reason)
+        dispatcher = RequestDispatcher(store: store, catalog: catalog, socketPath: configuration.socketPath, logger: logger)
         notifier = ServiceNotifier(environment: configuration.environment)
     }
 
@@ -51,30 +53,30 @@ public final class Daemon: @unchecked Sendable {
         unlockAtStart()
         startAccepting()
         startTimers()
-        let (store, reason) = service.current
-        logger.info("vaultd \(VaultVersion.string) serving on \(configuration.socketPath) with the \(store.backendName) store (\(reason))")
+        let (active, reason) = store.current
+        logger.info("vaultd \(VaultVersion.string) serving on \(configuration.socketPath) with the \(active.kind.rawValue) store (\(reason))")
         // Requests queue behind the start-up unlock on the store queue, so READY=1 can go out now.
-        notifier.notify("READY=1\nSTATUS=serving on \(configuration.socketPath), \(store.backendName) store\nMAINPID=\(getpid())")
+        notifier.notify("READY=1\nSTATUS=serving on \(configuration.socketPath), \(active.kind.rawValue) store\nMAINPID=\(getpid())")
     }
 
     private func unlockAtStart() {
-        guard service.current.store is EncryptedFileStore else { return }
+        guard store.current.store is any PassphraseProtected else { return }
         guard let source = configuration.passphraseSource else {
-            service.setLockReason("no passphrase source at start: run 'vaultctl unlock'")
+            store.setLockReason("no passphrase source at start: run 'vaultctl unlock'")
             logger.info("starting locked: no non-interactive passphrase source; run 'vaultctl unlock'")
             return
         }
         let environment = configuration.environment
         let logger = logger
-        let service = service
-        service.performAsync { store in
+        let active = store
+        active.performAsync { store in
             do {
                 let passphrase = try source.read(environment: environment)
-                let existed = (store as? EncryptedFileStore)?.fileExists ?? true
+                let existed = (store as? any PassphraseProtected)?.exists ?? true
                 try store.unlock(passphrase: passphrase)
                 logger.info(existed ? "unlocked with the passphrase from \(source)" : "created a new vault, passphrase from \(source)")
             } catch {
-                service.setLockReason("unlocking with \(source) failed: \(error)")
+                active.setLockReason("unlocking with \(source) failed: \(error)")
                 logger.error("could not unlock with the passphrase from \(source): \(error)")
             }
         }
@@ -112,8 +114,8 @@ public final class Daemon: @unchecked Sendable {
             let count = connections.withLock { $0.count }
             if count >= configuration.maxConnections {
                 logger.warning("refused connection from pid \(pid): \(count) connections already open (the limit)")
-                var refusal = MessageCodec.encode(Response.failure(nil, code: VaultErrorCode.unavailable.rawValue,
-                    message: "vaultd has \(count) connections open, its limit; try again shortly"))
+                var refusal = MessageCodec.encode(ResponseLine(id: nil, .failure(ErrorBody(
+                    .unavailable, "vaultd has \(count) connections open, its limit; try again shortly"))))
                 UnixSocket.setTimeouts(client, seconds: 1)
                 try? client.sendAll(refusal)
                 refusal.removeAll()
@@ -154,7 +156,7 @@ public final class Daemon: @unchecked Sendable {
         if let lockAfter = configuration.lockAfter {
             let autoLock = DispatchSource.makeTimerSource(queue: acceptQueue)
             autoLock.schedule(deadline: .now() + 1, repeating: min(max(lockAfter / 4, 0.25), 10))
-            autoLock.setEventHandler { [self] in service.lockIfIdle(for: lockAfter, logger: logger) }
+            autoLock.setEventHandler { [self] in store.lockIfIdle(for: lockAfter, logger: logger) }
             autoLock.resume()
             timers.append(autoLock)
         }
@@ -181,7 +183,7 @@ public final class Daemon: @unchecked Sendable {
         if inFlight.wait(timeout: .now() + 10) == .timedOut {
             logger.warning("some connections did not finish within 10 s")
         }
-        try? service.perform { try $0.lock() }
+        try? store.perform { try $0.lock() }
         logger.info("stopped")
         exit(0)
     }

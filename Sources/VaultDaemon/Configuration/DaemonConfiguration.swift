@@ -4,6 +4,8 @@ import VaultStores
 /// Everything vaultd is told at start (flags and environment), already validated.
 public struct DaemonConfiguration: Sendable {
     public var socketPath: String
+    /// Which store to use: `--backend` / `VAULT_BACKEND`.
+    public var backend: StoreSelector.Preference = .auto
     /// The encrypted file store's path.
     public var vaultFilePath: String
     public var kdfParameters: Scrypt.Parameters = .default
@@ -21,6 +23,10 @@ public struct DaemonConfiguration: Sendable {
     public var refreshAhead: Double?
     /// Seconds any one request to a sign-in provider may take.
     public var httpTimeout: Double = 10
+    /// Append the log here instead of stderr (`--log-file`).
+    public var logFile: String?
+    /// Log every request (names only) at debug level (`--verbose`).
+    public var verbose = false
     public var environment: [String: String]
 
     public init(socketPath: String, vaultFilePath: String, environment: [String: String]) {

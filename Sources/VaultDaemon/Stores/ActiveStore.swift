@@ -2,10 +2,11 @@ import Dispatch
 import VaultCore
 import VaultStores
 
-/// Owns the store and runs every call to it on one dedicated serial queue: store calls block
-/// (disk, fsync, scrypt), so they never run on the Swift cooperative pool, and the queue also
-/// serializes writes. Tracks why the store is locked and when it was last used (for auto-lock).
-public final class StoreService: @unchecked Sendable {
+/// The store vaultd serves from, and the one dedicated serial queue every call to it runs on:
+/// store calls block (disk, fsync, scrypt, D-Bus), so they never run on the Swift cooperative
+/// pool, and the queue also serializes writes. Tracks why this store was chosen, why it is
+/// locked, and when it was last used (for auto-lock). `migrate` swaps in another store.
+public final class ActiveStore: @unchecked Sendable {
     // Mutable state below is touched only on `queue`.
     private var store: any VaultStore
     private let queue = DispatchQueue(label: "vaultd.store")
@@ -13,15 +14,15 @@ public final class StoreService: @unchecked Sendable {
     private var lastUse = Clock.monotonicSeconds()
     private var reason: String
 
-    public init(store: any VaultStore, backendReason: String) {
+    public init(store: any VaultStore, reason: String) {
         self.store = store
-        reason = backendReason
+        self.reason = reason
     }
 
     /// The store in use and why it was chosen.
     public var current: (store: any VaultStore, reason: String) { queue.sync { (store, reason) } }
 
-    public var backendReason: String { queue.sync { reason } }
+    public var reasonChosen: String { queue.sync { reason } }
 
     /// Moves every item to `destination` (see `StoreMigration`) and then serves from it.
     public func migrate(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
@@ -35,8 +36,8 @@ public final class StoreService: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the store queue and waits for it. Callers are connection queues (Dispatch
-    /// threads), never the cooperative pool.
+    /// Runs `body` on the store queue and waits for it. Callers are connection threads and
+    /// vaultd's own queues, never the cooperative pool.
     public func perform<R>(_ body: (any VaultStore) throws -> R) throws -> R {
         try queue.sync {
             lastUse = Clock.monotonicSeconds()
@@ -44,8 +45,9 @@ public final class StoreService: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on the store queue without waiting, with the store in use when it runs.
     public func performAsync(_ body: @escaping @Sendable (any VaultStore) -> Void) {
-        queue.async { [store] in body(store) }
+        queue.async { body(self.store) }
     }
 
     /// Records (or clears) the reason the store is locked, for `status`.
@@ -55,7 +57,7 @@ public final class StoreService: @unchecked Sendable {
 
     public var currentLockReason: String? { queue.sync { lockReason } }
 
-    /// Locks the store when it has not been used for `idle` seconds. Runs on the store queue.
+    /// Locks the store when it has not been used for `idle` seconds.
     public func lockIfIdle(for idle: Double, logger: Logger) {
         queue.async {
             guard Clock.monotonicSeconds() - self.lastUse >= idle, !self.store.status().isLocked else { return }

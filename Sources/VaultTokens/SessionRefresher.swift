@@ -7,7 +7,7 @@ import VaultCore
 /// about to expire. One refresh per session at a time: concurrent callers wait for the one in
 /// flight and share its result. A rotated refresh token is saved (durably, by the store) before
 /// any caller receives the new access token. Blocking: call from threads that may block.
-public final class TokenService: Sendable {
+public final class SessionRefresher: Sendable {
     public struct Token: Sendable, Equatable {
         public var accessToken: String
         public var tokenType: String

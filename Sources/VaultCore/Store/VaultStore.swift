@@ -4,8 +4,7 @@
 /// are thread-safe and give Keychain semantics: `add` refuses an existing key, `set` inserts or
 /// updates, `get` and `delete` of a missing key throw `.notFound`, `list` never returns secrets.
 public protocol VaultStore: AnyObject, Sendable {
-    /// A short name for status output: "file", "secret-service", "memory".
-    var backendName: String { get }
+    var kind: StoreKind { get }
 
     func status() -> StoreStatus
 
@@ -26,14 +25,14 @@ public protocol VaultStore: AnyObject, Sendable {
 
 /// What `status` reports about a store.
 public struct StoreStatus: Sendable, Equatable {
-    public var backend: String
+    public var kind: StoreKind
     public var isLocked: Bool
     /// Where the data lives (a path, a collection), for humans.
     public var location: String
     public var itemCount: Int?
 
-    public init(backend: String, isLocked: Bool, location: String, itemCount: Int?) {
-        self.backend = backend
+    public init(kind: StoreKind, isLocked: Bool, location: String, itemCount: Int?) {
+        self.kind = kind
         self.isLocked = isLocked
         self.location = location
         self.itemCount = itemCount

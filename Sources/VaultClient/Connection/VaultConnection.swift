@@ -4,10 +4,11 @@ import Glibc
 import VaultCore
 import VaultProtocol
 
-/// A blocking connection to vaultd: one request, one response, in order. Used directly by
-/// vaultctl (a CLI may block) and, on a private queue, by the async `VaultClient`.
-/// Not thread-safe: use one per thread, or go through `VaultClient`.
-public final class VaultSession {
+/// A blocking connection to vaultd: one request, one response, in order, connecting (and
+/// starting vaultd) on first use. Its operations are in `VaultConnection+Operations.swift`. Used
+/// directly by vaultctl and the helpers (a CLI may block) and, on a private queue, by the async
+/// `VaultClient`. Not thread-safe: use one per thread, or go through `VaultClient`.
+public final class VaultConnection {
     public let socketPath: String
     public let autostart: Bool
     private let environment: [String: String]
@@ -27,19 +28,28 @@ public final class VaultSession {
 
     deinit { fd?.close() }
 
-    /// Sends `request` (its id is set here) and returns the successful result, or throws the
-    /// daemon's error as a `VaultClientError`.
-    public func send(_ request: Request) throws -> ResultBody {
-        var request = request
-        let id = nextID
+    /// Sends `request` and returns its result, or throws the daemon's error. Every failure is a
+    /// `VaultClientError`.
+    func perform(_ request: Request) throws(VaultClientError) -> ResultBody {
+        let id = RequestID.number(nextID)
         nextID += 1
-        request.id = .number(id)
-        var bytes = MessageCodec.encode(request)
+        var bytes = MessageCodec.encode(RequestLine(id: id, request: request))
         defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        let response = try exchange(bytes)
-        if response.ok, let result = response.result { return result }
-        let error = response.error ?? Response.ErrorBody(code: VaultErrorCode.internal.rawValue, message: "vaultd sent an empty error")
-        throw VaultClientError(code: VaultErrorCode(rawValue: error.code) ?? .internal, message: error.message)
+        let answer: ResponseLine
+        do {
+            answer = try exchange(bytes)
+        } catch {
+            throw VaultClientError(error)
+        }
+        // A refusal sent before vaultd read the request (too many connections) carries no id.
+        guard answer.id == id || answer.id == .null else {
+            close()
+            throw .malformedAnswer("the answer is for request \(answer.id), not \(id)")
+        }
+        switch answer.response {
+        case .success(let result): return result
+        case .failure(let error): throw VaultClientError(code: VaultErrorCode(rawValue: error.code) ?? .internal, message: error.message)
+        }
     }
 
     public func close() {
@@ -50,7 +60,7 @@ public final class VaultSession {
 
     /// Sends one request and reads its answer. A request is never sent twice: if vaultd goes away
     /// after receiving it, it may already have acted on it (an add, a delete).
-    private func exchange(_ bytes: [UInt8]) throws -> Response {
+    private func exchange(_ bytes: [UInt8]) throws -> ResponseLine {
         let connection = try connected()
         do {
             try connection.sendAll(bytes)
@@ -71,7 +81,7 @@ public final class VaultSession {
         return true  // 0: closed; > 0: bytes nobody asked for, so the stream is out of step
     }
 
-    private func readResponse(_ connection: FileDescriptor) throws -> Response {
+    private func readResponse(_ connection: FileDescriptor) throws -> ResponseLine {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         defer { chunk.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         while true {
@@ -79,7 +89,7 @@ public final class VaultSession {
             case .line(var line):
                 defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
                 do {
-                    return try MessageCodec.decode(Response.self, from: line)
+                    return try MessageCodec.decode(ResponseLine.self, from: line)
                 } catch {
                     close()
                     throw VaultClientError(code: .internal, message: "vaultd sent a response this client cannot read: \(error)")

@@ -64,8 +64,8 @@ final class Connection: Sendable {
                 continue
             case .tooLong:
                 logger.warning("connection \(number) (pid \(peerPID)) sent a request over \(MessageCodec.maxRequestBytes) bytes; closing it")
-                _ = send(.failure(nil, code: VaultErrorCode.tooLarge.rawValue,
-                                  message: "request line over \(MessageCodec.maxRequestBytes / 1024) KiB; the connection is closed"))
+                _ = send(ResponseLine(id: nil, .failure(ErrorBody(
+                    .tooLarge, "request line over \(MessageCodec.maxRequestBytes / 1024) KiB; the connection is closed"))))
                 return
             case .needMore:
                 break
@@ -85,7 +85,7 @@ final class Connection: Sendable {
         }
     }
 
-    private func send(_ response: Response) -> Bool {
+    private func send(_ response: ResponseLine) -> Bool {
         var bytes = MessageCodec.encode(response)
         defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         do {

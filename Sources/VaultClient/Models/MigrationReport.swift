@@ -1,0 +1,11 @@
+import VaultCore
+
+/// What `migrate` did. `conflicts` are keys both stores held with different secrets: both kept.
+public struct MigrationReport: Sendable, Equatable {
+    public var from: StoreKind
+    public var to: StoreKind
+    public var copied: Int
+    public var alreadyPresent: Int
+    public var removed: Int
+    public var conflicts: [ItemKey]
+}

@@ -1,0 +1,141 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VaultCore
+import VaultProtocol
+
+// The one place the client's models and the wire's bodies are converted, both ways: answers
+// become models, and models encode as the documented JSON (`vaultctl … --json`) through the
+// wire bodies, so the JSON shape is defined once, in VaultProtocol.
+
+extension Date {
+    init(wire text: String, field: String) throws(VaultClientError) {
+        guard let milliseconds = Timestamp.milliseconds(rfc3339: text) else {
+            throw .malformedAnswer("'\(field)' is not an RFC 3339 time")
+        }
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    var wire: String { Timestamp.rfc3339(seconds: timeIntervalSince1970) }
+}
+
+extension ItemMetadata: Encodable {
+    init(wire body: ItemBody) throws(VaultClientError) {
+        guard let kind = ItemKind(rawValue: body.kind) else { throw .malformedAnswer("unknown item kind '\(body.kind)'") }
+        try self.init(
+            service: body.service, account: body.account, label: body.label, comment: body.comment, kind: kind,
+            created: Date(wire: body.created, field: "created"), modified: Date(wire: body.modified, field: "modified"),
+            session: body.session.map { (session) throws(VaultClientError) in try SessionInfo(wire: session) })
+    }
+
+    func wire(secret: SecretBytes? = nil) -> ItemBody {
+        let encoded = secret.map(WireSecret.encode)
+        var body = ItemBody(
+            service: service, account: account, label: label, comment: comment, kind: kind.rawValue, created: created.wire,
+            modified: modified.wire, secret: encoded?.text, secretBase64: encoded?.base64)
+        body.session = session.map(\.wire)
+        return body
+    }
+
+    public func encode(to encoder: Encoder) throws { try wire().encode(to: encoder) }
+}
+
+extension VaultItem: Encodable {
+    public func encode(to encoder: Encoder) throws { try metadata.wire(secret: secret).encode(to: encoder) }
+}
+
+extension SessionInfo {
+    init(wire body: SessionBody) throws(VaultClientError) {
+        guard let provider = ProviderKind(rawValue: body.provider) else { throw .malformedAnswer("unknown provider '\(body.provider)'") }
+        try self.init(
+            provider: provider, user: body.user, expiresAt: body.expiresAt.map { (text) throws(VaultClientError) in try Date(wire: text, field: "expires_at") },
+            needsSignIn: body.needsSignIn)
+    }
+
+    var wire: SessionBody {
+        SessionBody(provider: provider.rawValue, user: user, expiresAt: expiresAt?.wire, needsSignIn: needsSignIn)
+    }
+}
+
+extension AccessToken: Encodable {
+    init(wire body: TokenBody) throws(VaultClientError) {
+        try self.init(
+            accessToken: body.accessToken, tokenType: body.tokenType,
+            expiresAt: body.expiresAt.map { (text) throws(VaultClientError) in try Date(wire: text, field: "expires_at") }, account: body.account)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try TokenBody(accessToken: accessToken, tokenType: tokenType, expiresAt: expiresAt?.wire, account: account).encode(to: encoder)
+    }
+}
+
+extension VaultStatus: Encodable {
+    init(wire body: StatusBody) throws(VaultClientError) {
+        guard let store = StoreKind(rawValue: body.backend) else { throw .malformedAnswer("unknown store '\(body.backend)'") }
+        var sessions: [ItemMetadata] = []
+        for session in body.sessions ?? [] { sessions.append(try ItemMetadata(wire: session)) }
+        self.init(
+            version: body.version, protocolVersion: body.protocolVersion, pid: body.pid, store: store, storeReason: body.backendReason,
+            isLocked: body.locked, lockReason: body.lockReason, location: body.location, exists: body.exists, itemCount: body.items,
+            socket: body.socket, sessions: sessions)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try StatusBody(
+            version: version, protocolVersion: protocolVersion, pid: pid, backend: store.rawValue, backendReason: storeReason,
+            locked: isLocked, location: location, exists: exists, items: itemCount, socket: socket, lockReason: lockReason,
+            sessions: isLocked ? nil : sessions.map { $0.wire() }
+        ).encode(to: encoder)
+    }
+}
+
+extension MigrationReport: Encodable {
+    init(wire body: MigrationBody) throws(VaultClientError) {
+        guard let from = StoreKind(rawValue: body.from), let to = StoreKind(rawValue: body.to) else {
+            throw .malformedAnswer("unknown store in the migration report")
+        }
+        var conflicts: [ItemKey] = []
+        for conflict in body.conflicts {
+            guard let key = try? ItemKey(service: conflict.service, account: conflict.account) else { throw .malformedAnswer("an invalid item name") }
+            conflicts.append(key)
+        }
+        self.init(from: from, to: to, copied: body.copied, alreadyPresent: body.alreadyPresent, removed: body.removed, conflicts: conflicts)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try MigrationBody(
+            from: from.rawValue, to: to.rawValue, copied: copied, alreadyPresent: alreadyPresent, removed: removed,
+            conflicts: conflicts.map { KeyBody(service: $0.service, account: $0.account) }
+        ).encode(to: encoder)
+    }
+}
+
+extension DoctorReport: Encodable {
+    init(wire body: DoctorBody) throws(VaultClientError) {
+        guard let selected = StoreKind(rawValue: body.selected) else { throw .malformedAnswer("unknown store '\(body.selected)'") }
+        var checks: [Check] = []
+        for check in body.checks {
+            guard let store = StoreKind(rawValue: check.store) else { throw .malformedAnswer("unknown store '\(check.store)'") }
+            checks.append(Check(store: store, name: check.name, ok: check.ok, detail: check.detail))
+        }
+        self.init(selected: selected, selectedReason: body.selectedReason, selectedWorks: body.selectedWorks, checks: checks)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try DoctorBody(
+            selected: selected.rawValue, selectedReason: selectedReason, selectedWorks: selectedWorks,
+            checks: checks.map { CheckBody(store: $0.store.rawValue, name: $0.name, ok: $0.ok, detail: $0.detail) }
+        ).encode(to: encoder)
+    }
+}
+
+extension DeviceCodes {
+    init(wire body: DeviceBody) throws(VaultClientError) {
+        guard let deviceCode = body.deviceCode, let userCode = body.userCode else { throw .malformedAnswer("no device codes") }
+        self.init(
+            deviceCode: deviceCode, userCode: userCode, verificationURI: body.verificationURI ?? "the verification page",
+            verificationURIComplete: body.verificationURIComplete, expiresIn: body.expiresIn ?? 600, interval: body.interval ?? 5)
+    }
+}

@@ -1,0 +1,23 @@
+import VaultCore
+
+/// What `status` reports: the daemon, the store in use and why, and its lock state.
+public struct VaultStatus: Sendable, Equatable {
+    public var version: String
+    public var protocolVersion: Int
+    public var pid: Int32
+    public var store: StoreKind
+    /// Why this store was chosen, for people.
+    public var storeReason: String
+    public var isLocked: Bool
+    /// When locked, what went wrong with the last unlock (never a secret).
+    public var lockReason: String?
+    /// Where the store keeps its data (a path, a collection).
+    public var location: String
+    /// False while the file store has no vault yet: the first unlock creates it.
+    public var exists: Bool
+    /// nil while locked.
+    public var itemCount: Int?
+    public var socket: String
+    /// The sign-in sessions kept (when unlocked).
+    public var sessions: [ItemMetadata]
+}

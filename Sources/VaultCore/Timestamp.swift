@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// RFC 3339 timestamps in UTC with milliseconds, e.g. `2026-11-30T12:04:05.123Z`.
+public enum Timestamp {
+    /// `seconds` since the epoch, rounded to the millisecond.
+    public static func rfc3339(seconds: Double) -> String {
+        rfc3339(milliseconds: Int64((seconds * 1000).rounded()))
+    }
+
+    public static func rfc3339(milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let millis = Int32(((milliseconds % 1000) + 1000) % 1000)
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
+    }
+}
+
+extension Timestamp {
+    /// Milliseconds since the epoch from `YYYY-MM-DDTHH:MM:SS[.fff]Z` (what `rfc3339` writes), or
+    /// nil when `text` is not of that form.
+    public static func milliseconds(rfc3339 text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int32? {
+            var value: Int32 = 0
+            for index in range {
+                guard index < bytes.count, (48...57).contains(bytes[index]) else { return nil }
+                value = value * 10 + Int32(bytes[index] - 48)
+            }
+            return value
+        }
+        let separators = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        guard separators.allSatisfy({ bytes[$0.0] == UInt8(ascii: Unicode.Scalar($0.1)!) }),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var millis: Int64 = 0
+        if bytes.count > 20 {
+            guard bytes[19] == UInt8(ascii: "."), (22...24).contains(bytes.count), let fraction = number(20..<(bytes.count - 1)) else { return nil }
+            let digits = bytes.count - 21
+            millis = Int64(fraction) * [100, 10, 1][digits - 1]
+        } else if bytes[19] != UInt8(ascii: "Z") {
+            return nil
+        }
+        var parts = tm()
+        parts.tm_year = year - 1900
+        parts.tm_mon = month - 1
+        parts.tm_mday = day
+        parts.tm_hour = hour
+        parts.tm_min = minute
+        parts.tm_sec = second
+        return Int64(timegm(&parts)) * 1000 + millis
+    }
+}

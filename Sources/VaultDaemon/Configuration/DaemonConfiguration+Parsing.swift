@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+import VaultProtocol
+import VaultStores
+
+/// vaultd's command line and environment, parsed and validated in one place (flags, environment
+/// variables and defaults), so `vaultd/main.swift` only acts on the result.
+extension DaemonConfiguration {
+    /// What vaultd was asked to do.
+    public enum Invocation: Sendable {
+        case run(DaemonConfiguration)
+        case help
+        case version
+    }
+
+    /// A command line or environment vaultd cannot start with: what is wrong, and the exit status
+    /// (2 for usage, 1 otherwise).
+    public struct Problem: Error, Equatable, CustomStringConvertible {
+        public let message: String
+        public let exitStatus: Int32
+
+        static func usage(_ message: String) -> Problem { Problem(message: message, exitStatus: 2) }
+        public var description: String { message }
+    }
+
+    public static let usage = """
+        usage: vaultd [options]
+
+        The per-user vault daemon. Clients (vaultctl, VaultClient) talk to it over a Unix socket.
+
+        options:
+          --socket PATH          listen here (default: $VAULT_SOCKET, $XDG_RUNTIME_DIR/vault/vault.sock,
+                                 or /tmp/vault-UID/vault.sock)
+          --backend NAME         auto (default), secret-service or file; or VAULT_BACKEND
+          --lock-after DURATION  drop keys after this long without a request (e.g. 15m, 2h)
+          --refresh-ahead DURATION  refresh sign-in sessions in the background once they expire
+                                 within DURATION (e.g. 5m), so 'vaultctl token' never waits
+          --idle-timeout DURATION  close client connections idle this long (default: 5m)
+          --max-connections N    refuse connections beyond N at once (default: 128)
+          --log-file PATH        append logs here instead of stderr (created 0600)
+          --verbose              log every request (names only, never secrets)
+          --version, --help
+
+        environment: VAULT_BACKEND, VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY,
+        VAULT_PASSPHRASE, VAULT_KDF_LOG2N (scrypt cost of new vaults, 14-22, default 17),
+        VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5), VAULT_HTTP_TIMEOUT (sign-in providers,
+        seconds, default 10). See the README.
+
+        """
+
+    /// Parses vaultd's arguments (without the program name) and environment.
+    public static func parse(arguments: [String], environment: [String: String]) throws(Problem) -> Invocation {
+        var remaining = arguments[...]
+        func value(for flag: String) throws(Problem) -> String {
+            guard let value = remaining.popFirst() else { throw .usage("\(flag) needs a value\n\n\(usage)") }
+            return value
+        }
+        func duration(for flag: String, example: String) throws(Problem) -> Double {
+            let text = try value(for: flag)
+            guard let seconds = DurationText.seconds(text) else {
+                throw .usage("\(flag) takes a duration such as \(example), got '\(text.replacingControlCharacters())'")
+            }
+            return seconds
+        }
+        var explicitSocket: String?
+        var backendText: String?
+        var parsed = DaemonConfiguration(socketPath: "", vaultFilePath: "", environment: environment)
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--socket": explicitSocket = try value(for: argument)
+            case "--backend": backendText = try value(for: argument)
+            case "--lock-after": parsed.lockAfter = try duration(for: argument, example: "15m or 2h")
+            case "--refresh-ahead": parsed.refreshAhead = try duration(for: argument, example: "5m")
+            case "--idle-timeout": parsed.idleTimeout = try duration(for: argument, example: "30s or 5m")
+            case "--max-connections":
+                let text = try value(for: argument)
+                guard let count = Int(text), count > 0 else {
+                    throw .usage("--max-connections takes a positive number, got '\(text.replacingControlCharacters())'")
+                }
+                parsed.maxConnections = count
+            case "--log-file": parsed.logFile = try value(for: argument)
+            case "--verbose": parsed.verbose = true
+            case "--version": return .version
+            case "--help", "-h": return .help
+            default: throw .usage("unknown option '\(argument.replacingControlCharacters())'\n\n\(usage)")
+            }
+        }
+
+        parsed.socketPath = SocketLocation.path(explicit: explicitSocket, environment: environment)
+        do {
+            parsed.vaultFilePath = try VaultFileLocation.path(environment: environment)
+        } catch {
+            throw Problem(message: "\(error)", exitStatus: 1)
+        }
+        do {
+            parsed.backend = try StoreSelector.preference(backendText ?? environment["VAULT_BACKEND"])
+        } catch {
+            throw .usage("\(error)")
+        }
+        if let text = environment["VAULT_KDF_LOG2N"] {
+            let range = Scrypt.Parameters.minimum.log2N...Scrypt.Parameters.maximumLog2N
+            guard let log2N = UInt8(text), range.contains(log2N) else {
+                throw .usage("VAULT_KDF_LOG2N must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text.replacingControlCharacters())'")
+            }
+            parsed.kdfParameters.log2N = log2N
+        }
+        func environmentDuration(_ name: String, example: String) throws(Problem) -> Double? {
+            guard let text = environment[name] else { return nil }
+            guard let seconds = DurationText.seconds(text) else {
+                throw .usage("\(name) takes a duration such as \(example), got '\(text.replacingControlCharacters())'")
+            }
+            return seconds
+        }
+        parsed.secretServiceTimeout = try environmentDuration("VAULT_SECRET_SERVICE_TIMEOUT", example: "5 or 10s") ?? parsed.secretServiceTimeout
+        parsed.httpTimeout = try environmentDuration("VAULT_HTTP_TIMEOUT", example: "10 or 30s") ?? parsed.httpTimeout
+        parsed.passphraseSource = PassphraseSource.resolve(environment: environment)
+        return .run(parsed)
+    }
+}

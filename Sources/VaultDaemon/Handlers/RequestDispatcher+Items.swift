@@ -1,0 +1,51 @@
+import VaultCore
+import VaultProtocol
+
+/// get, add, set, delete, list.
+extension RequestDispatcher {
+    func get(_ name: ItemName) throws -> ResultBody {
+        let key = try ItemKey(name)
+        let item = try store.perform { try $0.get(key) }
+        logger.debug("get \(key)")
+        return ResultBody(item: ItemBody(item.info, secret: item.secret))
+    }
+
+    func write(_ write: ItemWrite, replacing: Bool) throws -> ResultBody {
+        let key = try ItemKey(service: write.service, account: write.account)
+        let changes = ItemChanges(label: write.label, comment: write.comment)
+        let info = try store.perform { store in
+            replacing ? try store.set(key, secret: write.secret, changes: changes) : try store.add(key, secret: write.secret, changes: changes)
+        }
+        logger.info("\(replacing ? "set" : "add") \(key)")
+        return ResultBody(item: ItemBody(info, secret: nil))
+    }
+
+    func delete(_ name: ItemName) throws -> ResultBody {
+        let key = try ItemKey(name)
+        try store.perform { try $0.delete(key) }
+        logger.info("delete \(key)")
+        return ResultBody()
+    }
+
+    func list(_ filter: ListRequest) throws -> ResultBody {
+        if let service = filter.service { try ItemKey.validate(service, field: "service") }
+        let items = try store.perform { try $0.list(service: filter.service) }
+        return ResultBody(items: items.map(describe))
+    }
+}
+
+extension ItemKey {
+    init(_ name: ItemName) throws {
+        try self.init(service: name.service, account: name.account)
+    }
+}
+
+extension ItemBody {
+    init(_ info: ItemInfo, secret: SecretBytes?) {
+        let wire = secret.map(WireSecret.encode)
+        self.init(
+            service: info.key.service, account: info.key.account, label: info.label, comment: info.comment,
+            kind: info.kind.rawValue, created: Timestamp.rfc3339(milliseconds: info.created),
+            modified: Timestamp.rfc3339(milliseconds: info.modified), secret: wire?.text, secretBase64: wire?.base64)
+    }
+}

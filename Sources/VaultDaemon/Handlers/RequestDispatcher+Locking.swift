@@ -1,0 +1,35 @@
+import VaultCore
+import VaultProtocol
+
+/// lock, unlock, change_passphrase.
+extension RequestDispatcher {
+    func lock() throws -> ResultBody {
+        try store.perform { try $0.lock() }
+        store.setLockReason("locked by 'vaultctl lock'")
+        logger.info("locked on request")
+        return ResultBody(status: status())
+    }
+
+    func unlock(_ unlock: UnlockRequest) throws -> ResultBody {
+        do {
+            try store.perform { try $0.unlock(passphrase: unlock.passphrase) }
+        } catch let error as VaultError {
+            logger.warning("unlock failed: \(error)")
+            throw error
+        }
+        store.setLockReason(nil)
+        logger.info("unlocked")
+        return ResultBody(status: status())
+    }
+
+    func changePassphrase(_ change: PassphraseChange) throws -> ResultBody {
+        try store.perform { store in
+            guard let protected = store as? any PassphraseProtected else {
+                throw VaultError.invalidInput("the \(store.kind.rawValue) store has no passphrase of vault's to change")
+            }
+            try protected.changePassphrase(current: change.current, new: change.new)
+        }
+        logger.info("passphrase changed")
+        return ResultBody()
+    }
+}

@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultCore
+import VaultProtocol
+import VaultStores
+import VaultTokens
+
+/// The one place requests are decoded and answered: a line is decoded into a typed `Request`
+/// (each operation's payload reads only its own fields), one exhaustive switch hands it to its
+/// handler (the `RequestDispatcher+…` files), and every failure becomes an error response with a
+/// stable code. Nothing a client sends can crash the daemon.
+public final class RequestDispatcher: Sendable {
+    let store: ActiveStore
+    let catalog: StoreCatalog
+    let socketPath: String
+    let logger: Logger
+    let refresher: SessionRefresher
+
+    public init(store: ActiveStore, catalog: StoreCatalog, socketPath: String, logger: Logger) {
+        self.store = store
+        self.catalog = catalog
+        self.socketPath = socketPath
+        self.logger = logger
+        refresher = SessionRefresher(
+            client: TokenEndpointClient(http: HTTPClient(timeout: catalog.configuration.httpTimeout)),
+            load: { key in
+                let item = try store.perform { try $0.get(key) }
+                guard item.info.kind == .session else {
+                    throw VaultError.invalidInput("\(key) is a plain secret, not a sign-in session; use 'vaultctl get'")
+                }
+                return try SessionRecord.decoding(item.secret, key: key)
+            },
+            save: { key, record in
+                try store.perform { _ = try $0.set(key, secret: record.encoded(), changes: ItemChanges(kind: .session)) }
+            },
+            log: { logger.info($0) })
+    }
+
+    /// Answers one request line.
+    public func handle(line: [UInt8]) -> ResponseLine {
+        let decoded: RequestLine
+        do {
+            decoded = try MessageCodec.decode(RequestLine.self, from: line)
+        } catch let error as VaultError {
+            // Decode the id alone, leniently, so even a request with bad fields gets its id back.
+            let id = (try? MessageCodec.decode(RequestEnvelope.self, from: line))?.id
+            return ResponseLine(id: id, .failure(ErrorBody(.badRequest, error.description)))
+        } catch {
+            return ResponseLine(id: nil, .failure(ErrorBody(.badRequest, "malformed request")))
+        }
+        do {
+            return ResponseLine(id: decoded.id, .success(try answer(decoded.request)))
+        } catch let error as VaultError {
+            return ResponseLine(id: decoded.id, .failure(ErrorBody(error)))
+        } catch {
+            logger.error("unexpected error: \(error)")
+            return ResponseLine(id: decoded.id, .failure(ErrorBody(.internal, "internal error; see vaultd's log")))
+        }
+    }
+
+    /// The dispatch switch: every operation, checked by the compiler.
+    func answer(_ request: Request) throws -> ResultBody {
+        switch request {
+        case .status: ResultBody(status: status())
+        case .get(let payload): try get(payload)
+        case .add(let payload): try write(payload, replacing: false)
+        case .set(let payload): try write(payload, replacing: true)
+        case .delete(let payload): try delete(payload)
+        case .list(let payload): try list(payload)
+        case .lock: try lock()
+        case .unlock(let payload): try unlock(payload)
+        case .changePassphrase(let payload): try changePassphrase(payload)
+        case .migrate(let payload): try migrate(payload)
+        case .doctor: try doctor()
+        case .token(let payload): try token(payload)
+        case .login(let payload): try signIn(payload, signingUp: false)
+        case .signup(let payload): try signIn(payload, signingUp: true)
+        case .resetPassword(let payload): try resetPassword(payload)
+        case .logout(let payload): try logout(payload)
+        case .importSession(let payload): try importSession(payload)
+        case .deviceStart(let payload): try deviceStart(payload)
+        case .devicePoll(let payload): try devicePoll(payload)
+        }
+    }
+}

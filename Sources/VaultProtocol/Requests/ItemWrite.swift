@@ -1,0 +1,47 @@
+import VaultCore
+
+/// `add` and `set`: the key, the secret (`secret` or `secret_b64`), and optional metadata.
+public struct ItemWrite: Codable, Sendable {
+    public var service: String
+    public var account: String
+    public var secret: SecretBytes
+    public var label: String?
+    public var comment: String?
+
+    enum CodingKeys: String, CodingKey {
+        case service, account, secret, label, comment
+        case secretBase64 = "secret_b64"
+    }
+
+    public init(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) {
+        self.service = service
+        self.account = account
+        self.secret = secret
+        self.label = label
+        self.comment = comment
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        service = try container.decode(String.self, forKey: .service)
+        account = try container.decode(String.self, forKey: .account)
+        guard let secret = try WireSecret.decode(
+            text: container.decodeIfPresent(String.self, forKey: .secret),
+            base64: container.decodeIfPresent(String.self, forKey: .secretBase64), field: "secret")
+        else { throw VaultError.invalidInput("missing field 'secret' (or 'secret_b64')") }
+        self.secret = secret
+        label = try container.decodeIfPresent(String.self, forKey: .label)
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(service, forKey: .service)
+        try container.encode(account, forKey: .account)
+        let wire = WireSecret.encode(secret)
+        try container.encodeIfPresent(wire.text, forKey: .secret)
+        try container.encodeIfPresent(wire.base64, forKey: .secretBase64)
+        try container.encodeIfPresent(label, forKey: .label)
+        try container.encodeIfPresent(comment, forKey: .comment)
+    }
+}

@@ -1,0 +1,48 @@
+/// A request, typed: one case per operation, each with its own payload. A line is decoded by
+/// reading `op` first and then only that operation's fields (`RequestLine`), as ssh-agent parses
+/// each message type in its own handler.
+public enum Request: Sendable {
+    case status
+    case get(ItemName)
+    case add(ItemWrite)
+    case set(ItemWrite)
+    case delete(ItemName)
+    case list(ListRequest)
+    case lock
+    case unlock(UnlockRequest)
+    case changePassphrase(PassphraseChange)
+    case migrate(MigrateRequest)
+    case doctor
+    case token(TokenRequest)
+    case login(SignInRequest)
+    case signup(SignInRequest)
+    case resetPassword(ResetPasswordRequest)
+    case logout(SessionName)
+    case importSession(SessionImport)
+    case deviceStart(DeviceStartRequest)
+    case devicePoll(DevicePollRequest)
+
+    public var operation: Operation {
+        switch self {
+        case .status: .status
+        case .get: .get
+        case .add: .add
+        case .set: .set
+        case .delete: .delete
+        case .list: .list
+        case .lock: .lock
+        case .unlock: .unlock
+        case .changePassphrase: .changePassphrase
+        case .migrate: .migrate
+        case .doctor: .doctor
+        case .token: .token
+        case .login: .login
+        case .signup: .signup
+        case .resetPassword: .resetPassword
+        case .logout: .logout
+        case .importSession: .importSession
+        case .deviceStart: .deviceStart
+        case .devicePoll: .devicePoll
+        }
+    }
+}

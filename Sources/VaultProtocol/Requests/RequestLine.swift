@@ -1,0 +1,74 @@
+import VaultCore
+
+/// One request line: `{"id":…,"op":"…", …the operation's fields}`. Decoding reads `op`, then
+/// hands the same object to that operation's payload, which reads only its own fields; unknown
+/// fields are ignored.
+public struct RequestLine: Codable, Sendable {
+    public var id: RequestID?
+    public var request: Request
+
+    enum CodingKeys: String, CodingKey { case id, op }
+
+    public init(id: RequestID?, request: Request) {
+        self.id = id
+        self.request = request
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(RequestID.self, forKey: .id)
+        let name = try container.decode(String.self, forKey: .op)
+        guard let operation = Operation(rawValue: name) else {
+            let known = Operation.allCases.map(\.rawValue).joined(separator: ", ")
+            throw VaultError.invalidInput("unknown op '\(name.replacingControlCharacters())'; known ops: \(known)")
+        }
+        request = switch operation {
+        case .status: .status
+        case .get: .get(try ItemName(from: decoder))
+        case .add: .add(try ItemWrite(from: decoder))
+        case .set: .set(try ItemWrite(from: decoder))
+        case .delete: .delete(try ItemName(from: decoder))
+        case .list: .list(try ListRequest(from: decoder))
+        case .lock: .lock
+        case .unlock: .unlock(try UnlockRequest(from: decoder))
+        case .changePassphrase: .changePassphrase(try PassphraseChange(from: decoder))
+        case .migrate: .migrate(try MigrateRequest(from: decoder))
+        case .doctor: .doctor
+        case .token: .token(try TokenRequest(from: decoder))
+        case .login: .login(try SignInRequest(from: decoder))
+        case .signup: .signup(try SignInRequest(from: decoder))
+        case .resetPassword: .resetPassword(try ResetPasswordRequest(from: decoder))
+        case .logout: .logout(try SessionName(from: decoder))
+        case .importSession: .importSession(try SessionImport(from: decoder))
+        case .deviceStart: .deviceStart(try DeviceStartRequest(from: decoder))
+        case .devicePoll: .devicePoll(try DevicePollRequest(from: decoder))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encode(request.operation.rawValue, forKey: .op)
+        switch request {
+        case .status, .lock, .doctor: break
+        case .get(let payload), .delete(let payload): try payload.encode(to: encoder)
+        case .add(let payload), .set(let payload): try payload.encode(to: encoder)
+        case .list(let payload): try payload.encode(to: encoder)
+        case .unlock(let payload): try payload.encode(to: encoder)
+        case .changePassphrase(let payload): try payload.encode(to: encoder)
+        case .migrate(let payload): try payload.encode(to: encoder)
+        case .token(let payload): try payload.encode(to: encoder)
+        case .login(let payload), .signup(let payload): try payload.encode(to: encoder)
+        case .resetPassword(let payload): try payload.encode(to: encoder)
+        case .logout(let payload): try payload.encode(to: encoder)
+        case .importSession(let payload): try payload.encode(to: encoder)
+        case .deviceStart(let payload): try payload.encode(to: encoder)
+        case .devicePoll(let payload): try payload.encode(to: encoder)
+        }
+    }
+}
+
+/// Only the id, decoded leniently so that even a malformed request gets its id echoed back.
+public struct RequestEnvelope: Decodable, Sendable {
+    public var id: RequestID?
+}

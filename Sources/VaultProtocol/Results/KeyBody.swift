@@ -1,0 +1,9 @@
+public struct KeyBody: Codable, Sendable, Equatable {
+    public var service: String
+    public var account: String
+
+    public init(service: String, account: String) {
+        self.service = service
+        self.account = account
+    }
+}

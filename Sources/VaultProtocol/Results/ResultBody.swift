@@ -1,0 +1,33 @@
+/// The union of every operation's result; each operation fills in its own fields.
+public struct ResultBody: Codable, Sendable {
+    // get / add / set: the item.
+    public var item: ItemBody?
+    // list
+    public var items: [ItemBody]?
+    // status
+    public var status: StatusBody?
+    // migrate
+    public var migration: MigrationBody?
+    // doctor
+    public var doctor: DoctorBody?
+    // token
+    public var token: TokenBody?
+    // signup, reset_password, logout: what happened, for people
+    public var message: String?
+    // device_start: the codes to show; device_poll: "pending" or "slow_down" until approved
+    public var device: DeviceBody?
+
+    public init(
+        item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,
+        doctor: DoctorBody? = nil, token: TokenBody? = nil, message: String? = nil, device: DeviceBody? = nil
+    ) {
+        self.device = device
+        self.token = token
+        self.message = message
+        self.item = item
+        self.items = items
+        self.status = status
+        self.migration = migration
+        self.doctor = doctor
+    }
+}

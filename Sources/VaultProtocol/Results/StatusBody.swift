@@ -1,0 +1,45 @@
+public struct StatusBody: Codable, Sendable, Equatable {
+    public var version: String
+    public var protocolVersion: Int
+    public var pid: Int32
+    public var backend: String
+    /// Why this backend was chosen, for humans.
+    public var backendReason: String
+    public var locked: Bool
+    /// Where the store keeps its data (file path, collection).
+    public var location: String
+    /// False when the file store has no vault yet: the first unlock creates it.
+    public var exists: Bool
+    public var items: Int?
+    public var socket: String
+    /// When locked, what went wrong with the last unlock attempt (never a secret).
+    public var lockReason: String?
+    /// The sign-in sessions kept, with their details (when unlocked).
+    public var sessions: [ItemBody]?
+
+    enum CodingKeys: String, CodingKey {
+        case version, pid, backend, locked, location, exists, items, socket
+        case protocolVersion = "protocol"
+        case backendReason = "backend_reason"
+        case lockReason = "lock_reason"
+        case sessions
+    }
+
+    public init(
+        version: String, protocolVersion: Int, pid: Int32, backend: String, backendReason: String, locked: Bool,
+        location: String, exists: Bool, items: Int?, socket: String, lockReason: String?, sessions: [ItemBody]? = nil
+    ) {
+        self.sessions = sessions
+        self.version = version
+        self.protocolVersion = protocolVersion
+        self.pid = pid
+        self.backend = backend
+        self.backendReason = backendReason
+        self.locked = locked
+        self.location = location
+        self.exists = exists
+        self.items = items
+        self.socket = socket
+        self.lockReason = lockReason
+    }
+}

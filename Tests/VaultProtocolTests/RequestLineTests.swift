@@ -1,0 +1,89 @@
+import Testing
+import VaultCore
+import VaultProtocol
+
+/// Typed requests: `op` is read first, then only that operation's fields; encoding writes the
+/// same flat objects docs/protocol.md shows.
+@Suite struct RequestLineTests {
+    func decode(_ json: String) throws -> RequestLine {
+        try MessageCodec.decode(RequestLine.self, from: Array(json.utf8))
+    }
+
+    func roundTrip(_ request: Request) throws -> RequestLine {
+        var line = MessageCodec.encode(RequestLine(id: .number(9), request: request))
+        line.removeLast()
+        return try MessageCodec.decode(RequestLine.self, from: line)
+    }
+
+    @Test func everyOperationRoundTripsThroughItsWireForm() throws {
+        let oauth2 = OAuth2Settings(tokenEndpoint: "https://a.example/token", clientID: "cli", clientSecret: "s", scope: "x", revocationEndpoint: "https://a.example/revoke")
+        let requests: [Request] = [
+            .status, .get(ItemName(service: "s", account: "a")), .add(ItemWrite(service: "s", account: "a", secret: SecretBytes([0xff, 0]))),
+            .set(ItemWrite(service: "s", account: "a", secret: SecretBytes(utf8: "t"), label: "L", comment: "C")),
+            .delete(ItemName(service: "s", account: "a")), .list(ListRequest(service: "s")), .lock,
+            .unlock(UnlockRequest(passphrase: SecretBytes(utf8: "p"))), .changePassphrase(PassphraseChange(current: SecretBytes(utf8: "a"), new: SecretBytes(utf8: "b"))),
+            .migrate(MigrateRequest(destination: .secretService)), .doctor, .token(TokenRequest(service: "s", account: nil, minTTL: 5)),
+            .login(SignInRequest(provider: .oauth2(oauth2), user: "alice", password: SecretBytes(utf8: "pw"), service: "svc")),
+            .signup(SignInRequest(provider: .supabase(SupabaseSettings(projectURL: "https://p.supabase.co", apiKey: "k")), user: "a@b.co", password: SecretBytes(utf8: "pw"))),
+            .resetPassword(ResetPasswordRequest(provider: .firebase(FirebaseSettings(apiKey: "k", emulatorURL: "http://127.0.0.1:9099")), email: "a@b.co")),
+            .logout(SessionName(service: "s")), .importSession(SessionImport(service: "s", account: "a", session: SecretBytes(utf8: "{}"), defaults: SessionDefaults(provider: .supabase))),
+            .deviceStart(DeviceStartRequest(deviceEndpoint: "https://a.example/device", clientID: "cli")),
+            .devicePoll(DevicePollRequest(service: "s", client: oauth2, deviceCode: "dc")),
+        ]
+        #expect(Set(requests.map(\.operation)) == Set(Operation.allCases))
+        for request in requests {
+            let decoded = try roundTrip(request)
+            #expect(decoded.id == .number(9))
+            #expect(decoded.request.operation == request.operation)
+        }
+        guard case .add(let write) = try roundTrip(requests[2]).request else { Issue.record("not an add"); return }
+        #expect(write.secret == SecretBytes([0xff, 0]))
+        guard case .login(let login) = try roundTrip(requests[12]).request else { Issue.record("not a login"); return }
+        #expect(login.provider == .oauth2(oauth2) && login.user == "alice" && login.password == SecretBytes(utf8: "pw") && login.service == "svc")
+        guard case .devicePoll(let poll) = try roundTrip(requests[18]).request else { Issue.record("not a poll"); return }
+        #expect(poll.client == oauth2 && poll.deviceCode == "dc")
+    }
+
+    @Test func urlMeansWhatItsProviderSaysAndEachProviderChecksItsOwnFields() throws {
+        guard case .login(let oauth2) = try decode(#"{"op":"login","provider":"oauth2","token_endpoint":"https://t","url":"https://r","username":"u","password":"p","service":"s"}"#).request,
+              case .login(let supabase) = try decode(#"{"op":"login","provider":"supabase","url":"https://p","api_key":"k","email":"e@x.io","password":"p"}"#).request,
+              case .login(let firebase) = try decode(#"{"op":"login","provider":"firebase","url":"http://127.0.0.1:1","api_key":"k","email":"e@x.io","password":"p"}"#).request
+        else { Issue.record("not logins"); return }
+        #expect(oauth2.provider == .oauth2(OAuth2Settings(tokenEndpoint: "https://t", revocationEndpoint: "https://r")))
+        #expect(supabase.provider == .supabase(SupabaseSettings(projectURL: "https://p", apiKey: "k")) && supabase.user == "e@x.io")
+        #expect(firebase.provider == .firebase(FirebaseSettings(apiKey: "k", emulatorURL: "http://127.0.0.1:1")))
+        #expect { try decode(#"{"op":"login","provider":"supabase","api_key":"k","email":"e","password":"p"}"#) } throws: { "\($0)" == "missing field 'url'" }
+        #expect { try decode(#"{"op":"login","provider":"oauth2","token_endpoint":"https://t","password":"p"}"#) } throws: { "\($0)" == "missing field 'username'" }
+        #expect { try decode(#"{"op":"login","provider":"ldap","password":"p"}"#) } throws: { "\($0)".contains("provider 'ldap' is not supported") }
+        #expect { try decode(#"{"op":"reset_password","provider":"oauth2","email":"e"}"#) } throws: { ($0 as? VaultError)?.code == .badRequest }
+    }
+
+    @Test func badFieldsAreNamedAndUnknownOpsListTheKnownOnes() {
+        #expect { try decode(#"{"op":"add","service":"s","account":"a"}"#) } throws: { "\($0)" == "missing field 'secret' (or 'secret_b64')" }
+        #expect { try decode(#"{"op":"add","service":"s","account":"a","secret":"x","secret_b64":"eA=="}"#) } throws: { "\($0)".contains("not both") }
+        #expect { try decode(#"{"op":"get","account":"a"}"#) } throws: { "\($0)" == "missing field 'service'" }
+        #expect { try decode(#"{"op":"migrate","to":"memory"}"#) } throws: { "\($0)".contains("use file or secret-service") }
+        #expect { try decode(#"{"op":"change_passphrase","passphrase":"a"}"#) } throws: { "\($0)".contains("new_passphrase") }
+        #expect { try decode(#"{"op":"frobnicate\n"}"#) } throws: { "\($0)".contains("unknown op 'frobnicate '; known ops: status, get,") }
+        // Unknown fields are ignored.
+        #expect((try? decode(#"{"op":"status","extra":[1,2]}"#)) != nil)
+    }
+
+    @Test func aResponseIsAResultOrAnErrorAndNeitherHalfIsOptional() throws {
+        #expect(throws: VaultError.self) { try MessageCodec.decode(ResponseLine.self, from: Array(#"{"id":1,"ok":true}"#.utf8)) }
+        #expect(throws: VaultError.self) { try MessageCodec.decode(ResponseLine.self, from: Array(#"{"id":1,"ok":false,"result":{}}"#.utf8)) }
+        let failure = try MessageCodec.decode(ResponseLine.self, from: Array(#"{"error":{"code":"locked","message":"m"},"id":"x","ok":false}"#.utf8))
+        guard case .failure(let error) = failure.response else { Issue.record("not a failure"); return }
+        #expect(error == ErrorBody(.locked, "m") && failure.id == .string("x"))
+    }
+
+    @Test func timestampsParseBackToTheirMilliseconds() {
+        for milliseconds: Int64 in [0, 1_796_040_245_123, 951_782_400_999] {
+            #expect(Timestamp.milliseconds(rfc3339: Timestamp.rfc3339(milliseconds: milliseconds)) == milliseconds)
+        }
+        #expect(Timestamp.milliseconds(rfc3339: "2026-11-30T12:04:05Z") == 1_796_040_245_000)
+        for bad in ["", "2026-11-30", "2026-11-30T12:04:05.Z", "2026-13-30T12:04:05Z", "2026-11-30T12:04:05.1234Z", "2026-11-30 12:04:05Z"] {
+            #expect(Timestamp.milliseconds(rfc3339: bad) == nil, "\(bad)")
+        }
+    }
+}
