@@ -66,7 +66,7 @@ let package = Package(
         ),
 
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
-        .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "vault-store-tool"]),
+        .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "CLibSecret", "vault-store-tool"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
         .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd"]),
         // Runs the built vaultd and vaultctl binaries.

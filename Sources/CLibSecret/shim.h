@@ -32,17 +32,9 @@ static inline void vault_attributes_set(GHashTable *table, const char *name, con
     g_hash_table_replace(table, g_strdup(name), g_strdup(value));
 }
 
-static inline const char *vault_attributes_get(GHashTable *table, const char *name) {
-    return (const char *)g_hash_table_lookup(table, name);
-}
-
-// Frees a GList of SecretItem (or any GObject) references.
+// Frees a GList of SecretItem (or any GObject) references: each element is unreferenced.
 static inline void vault_object_list_free(GList *list) {
     g_list_free_full(list, g_object_unref);
-}
-
-static inline void vault_object_unref(gpointer object) {
-    if (object) g_object_unref(object);
 }
 
 #endif

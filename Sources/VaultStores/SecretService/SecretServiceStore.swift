@@ -1,4 +1,3 @@
-import CLibSecret
 import Synchronization
 import VaultCore
 
@@ -8,6 +7,7 @@ import VaultCore
 /// account), so `secret-tool`, Python `keyring` and go-keyring see the same items. vault's kind
 /// and comment ride in `vault-kind` and `vault-comment`. Every call is bounded by `timeout`.
 /// Calls block on D-Bus: run them off the Swift cooperative pool (vaultd's store queue does).
+/// libsecret itself sits behind the owning wrappers in LibSecret/.
 public final class SecretServiceStore: VaultStore {
     public let timeout: Double
     /// Serializes calls: libsecret's sync API is used from one thread at a time.
@@ -20,7 +20,7 @@ public final class SecretServiceStore: VaultStore {
     public var kind: StoreKind { .secretService }
 
     public func status() -> StoreStatus {
-        let locked = (try? withService { service in try self.defaultCollection(service).locked }) ?? true
+        let locked = (try? withService { connection in try self.defaultCollection(connection).isLocked }) ?? true
         let count = locked ? nil : (try? list(service: nil).count)
         return StoreStatus(kind: kind, isLocked: locked, location: "Secret Service, default collection", itemCount: count)
     }
@@ -28,18 +28,12 @@ public final class SecretServiceStore: VaultStore {
     // MARK: Items
 
     public func get(_ key: ItemKey) throws -> Item {
-        try withService { service in
-            let items = try self.search(service, key: key, loadSecrets: true)
-            defer { vault_object_list_free(items.list) }
-            guard let item = items.first else { throw VaultError.notFound(key) }
-            if secret_item_get_locked(item) != 0 { throw self.lockedError }
-            guard let value = secret_item_get_secret(item) else {
+        try withService { connection in
+            guard let item = try self.items(connection, key: key, loadSecrets: true).first else { throw VaultError.notFound(key) }
+            if item.isLocked { throw self.lockedError }
+            guard let secret = item.secret else {
                 throw VaultError.locked("the Secret Service returned no secret for \(key); its collection may be locked: run 'vaultctl unlock'")
             }
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            var length = 0
-            let bytes = secret_value_get(value, &length)
-            let secret = SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length))
             return Item(info: self.info(of: item, key: key), secret: secret)
         }
     }
@@ -53,40 +47,28 @@ public final class SecretServiceStore: VaultStore {
     }
 
     public func delete(_ key: ItemKey) throws {
-        try withService { service in
-            let items = try self.search(service, key: key, loadSecrets: false)
-            defer { vault_object_list_free(items.list) }
-            guard !items.all.isEmpty else { throw VaultError.notFound(key) }
+        try withService { connection in
+            let items = try self.items(connection, key: key, loadSecrets: false)
+            guard !items.isEmpty else { throw VaultError.notFound(key) }
             // Every item with this key: duplicates left by other tools go too.
-            for item in items.all {
-                _ = try BoundedCall.run(timeout: self.timeout, "a delete") { cancellable, error in
-                    secret_item_delete_sync(item, cancellable, error)
-                }
-            }
+            for item in items { try item.delete() }
         }
     }
 
     public func list(service filter: String?) throws -> [ItemInfo] {
-        try withService { service in
-            let list: UnsafeMutablePointer<GList>?
+        try withService { connection in
+            let items: [LibSecretItem]
             if let filter {
-                let attributes = vault_attributes_new()!
-                defer { g_hash_table_unref(attributes) }
-                vault_attributes_set(attributes, "service", filter)
-                list = try BoundedCall.run(timeout: self.timeout, "a search") { cancellable, error in
-                    secret_service_search_sync(service, vault_secret_schema(), attributes, SECRET_SEARCH_ALL, cancellable, error)
-                }
+                items = try connection.search([Attribute.service: filter], loadSecrets: false)
             } else {
                 // A search with no attributes matches nothing: walk the default collection instead.
-                let collection = try self.defaultCollection(service, loadItems: true)
-                defer { vault_object_unref(collection.pointer) }
-                if collection.locked { throw self.lockedError }
-                list = secret_collection_get_items(collection.pointer)
+                let collection = try self.defaultCollection(connection, loadItems: true)
+                if collection.isLocked { throw self.lockedError }
+                items = collection.items
             }
-            defer { vault_object_list_free(list) }
             var seen = Set<ItemKey>()
             var result: [ItemInfo] = []
-            for item in Self.items(in: list) {
+            for item in items {
                 // Only items addressed the way vault addresses them; the rest of the keyring is not ours to show.
                 guard let key = self.key(of: item), seen.insert(key).inserted else { continue }
                 result.append(self.info(of: item, key: key))
@@ -98,53 +80,43 @@ public final class SecretServiceStore: VaultStore {
     /// Checks that the service answers and has a default collection; throws a `VaultError`
     /// explaining what is missing otherwise.
     public func probe() throws {
-        try withService { service in
-            let collection = try self.defaultCollection(service)
-            vault_object_unref(collection.pointer)
-        }
+        try withService { connection in _ = try self.defaultCollection(connection) }
     }
 
     // MARK: Locking
 
     /// Locks the default collection (the Secret Service's own lock: other applications see it too).
     public func lock() throws {
-        try withService { service in
-            let collection = try self.defaultCollection(service)
-            defer { vault_object_unref(collection.pointer) }
-            let list = g_list_append(nil, collection.pointer)
-            defer { g_list_free(list) }
-            _ = try BoundedCall.run(timeout: self.timeout, "a lock request") { cancellable, error in
-                secret_service_lock_sync(service, list, cancellable, nil, error)
-            }
-        }
+        try withService { connection in try connection.lock(try self.defaultCollection(connection)) }
     }
 
     /// Asks the Secret Service to unlock the default collection. It may need to show a prompt;
     /// where nobody can answer one, this fails within the timeout and says so.
     public func unlock(passphrase: SecretBytes?) throws {
-        try withService { service in
-            let collection = try self.defaultCollection(service)
-            defer { vault_object_unref(collection.pointer) }
-            guard collection.locked else { return }
-            let list = g_list_append(nil, collection.pointer)
-            defer { g_list_free(list) }
-            var unlocked: UnsafeMutablePointer<GList>?
+        try withService { connection in
+            let collection = try self.defaultCollection(connection)
+            guard collection.isLocked else { return }
+            let unlocked: Int
             do {
-                _ = try BoundedCall.run(timeout: self.timeout, "the unlock prompt") { cancellable, error in
-                    secret_service_unlock_sync(service, list, cancellable, &unlocked, error)
-                }
+                unlocked = try connection.unlock(collection)
             } catch let error as VaultError {
                 throw VaultError.locked("the Secret Service wanted to show an unlock prompt and nobody answered it in time (no display?); unlock your keyring from the desktop, or use the file store (VAULT_BACKEND=file). (\(error))")
             }
-            let count = unlocked.map { g_list_length($0) } ?? 0
-            if let unlocked { g_list_free_full(unlocked, vault_object_unref) }
-            if count == 0 {
+            if unlocked == 0 {
                 throw VaultError.locked("the Secret Service did not unlock its default collection: its prompt was dismissed or could not be shown (no display?); unlock the keyring from your desktop session, or use the file store (VAULT_BACKEND=file)")
             }
         }
     }
 
     // MARK: Internals
+
+    /// The attributes vault reads and writes (vault_secret_schema in CLibSecret).
+    private enum Attribute {
+        static let service = "service"
+        static let account = "username"
+        static let kind = "vault-kind"
+        static let comment = "vault-comment"
+    }
 
     private var lockedError: VaultError {
         .locked("the Secret Service's default collection is locked: run 'vaultctl unlock' (it asks the Secret Service, which may show a prompt)")
@@ -153,168 +125,102 @@ public final class SecretServiceStore: VaultStore {
     private func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {
         try ItemTable<SecretBytes>.checkSecret(secret)
         try changes.validate()
-        return try withService { service in
-            let items = try self.search(service, key: key, loadSecrets: false)
-            defer { vault_object_list_free(items.list) }
-            let contentType = secret.utf8String != nil ? "text/plain" : "application/octet-stream"
-            // SecretBytes always has a valid base address, even when empty.
-            let value = secret.withUnsafeBytes { bytes in
-                secret_value_new(bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count, contentType)!
-            }
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-            if let existing = items.first {
+        return try withService { connection in
+            if let existing = try self.items(connection, key: key, loadSecrets: false).first {
                 if mustBeNew { throw VaultError.duplicate(key) }
-                if secret_item_get_locked(existing) != 0 { throw self.lockedError }
-                try self.update(existing, key: key, value: value, changes: changes)
+                if existing.isLocked { throw self.lockedError }
+                try self.update(existing, secret: secret, changes: changes)
             } else {
                 // Storing into a locked collection would start an unlock prompt: say "locked" instead.
-                let collection = try self.defaultCollection(service)
-                let locked = collection.locked
-                vault_object_unref(collection.pointer)
-                if locked { throw self.lockedError }
-                try self.create(service, key: key, value: value, changes: changes)
+                if try self.defaultCollection(connection).isLocked { throw self.lockedError }
+                try self.create(connection, key: key, secret: secret, changes: changes)
             }
             // Read back: some providers report success and keep nothing.
-            let stored = try self.search(service, key: key, loadSecrets: true)
-            defer { vault_object_list_free(stored.list) }
-            guard let item = stored.first, let readBack = secret_item_get_secret(item) else {
+            guard let item = try self.items(connection, key: key, loadSecrets: true).first, let readBack = item.secret else {
                 throw VaultError.unavailable("the Secret Service accepted the write of \(key) but does not return it")
             }
-            defer { secret_value_unref(UnsafeMutableRawPointer(readBack)) }
-            var length = 0
-            let bytes = secret_value_get(readBack, &length)
-            guard SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: length)) == secret else {
+            guard readBack == secret else {
                 throw VaultError.unavailable("the Secret Service returned a different secret for \(key) than was stored")
             }
             return self.info(of: item, key: key)
         }
     }
 
-    private func create(_ service: UnsafeMutablePointer<SecretService>, key: ItemKey, value: OpaquePointer, changes: ItemChanges) throws {
-        let attributes = vault_attributes_new()!
-        defer { g_hash_table_unref(attributes) }
-        vault_attributes_set(attributes, "service", key.service)
-        vault_attributes_set(attributes, "username", key.account)
-        vault_attributes_set(attributes, "vault-kind", (changes.kind ?? .secret).rawValue)
-        if let comment = changes.comment, !comment.isEmpty { vault_attributes_set(attributes, "vault-comment", comment) }
+    private func create(_ connection: SecretServiceConnection, key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws {
+        var attributes = [Attribute.service: key.service, Attribute.account: key.account, Attribute.kind: (changes.kind ?? .secret).rawValue]
+        if let comment = changes.comment, !comment.isEmpty { attributes[Attribute.comment] = comment }
         let label = changes.label ?? ItemChanges.defaultLabel(for: key)
-        let ok = try BoundedCall.run(timeout: timeout, "a store") { cancellable, error in
-            secret_service_store_sync(service, vault_secret_schema(), attributes, "default", label, value, cancellable, error)
+        if try !connection.store(attributes, alias: "default", label: label, secret: secret) {
+            throw VaultError.unavailable("the Secret Service refused to store \(key)")
         }
-        if ok == 0 { throw VaultError.unavailable("the Secret Service refused to store \(key)") }
     }
 
-    private func update(_ item: UnsafeMutablePointer<SecretItem>, key: ItemKey, value: OpaquePointer, changes: ItemChanges) throws {
-        _ = try BoundedCall.run(timeout: timeout, "a secret update") { cancellable, error in
-            secret_item_set_secret_sync(item, value, cancellable, error)
-        }
-        if let label = changes.label {
-            _ = try BoundedCall.run(timeout: timeout, "a label update") { cancellable, error in
-                secret_item_set_label_sync(item, label, cancellable, error)
-            }
-        }
+    private func update(_ item: LibSecretItem, secret: SecretBytes, changes: ItemChanges) throws {
+        try item.setSecret(secret)
+        if let label = changes.label { try item.setLabel(label) }
         if changes.kind != nil || changes.comment != nil {
-            // Keep every attribute the item has (other tools' too); schema nil so theirs are not rejected.
-            guard let attributes = secret_item_get_attributes(item) else { return }
-            defer { g_hash_table_unref(attributes) }
-            if let kind = changes.kind { vault_attributes_set(attributes, "vault-kind", kind.rawValue) }
-            if let comment = changes.comment { vault_attributes_set(attributes, "vault-comment", comment) }
-            _ = try BoundedCall.run(timeout: timeout, "an attribute update") { cancellable, error in
-                secret_item_set_attributes_sync(item, nil, attributes, cancellable, error)
-            }
+            // Keep every attribute the item has (other tools' too).
+            guard var attributes = item.attributes else { return }
+            if let kind = changes.kind { attributes[Attribute.kind] = kind.rawValue }
+            if let comment = changes.comment { attributes[Attribute.comment] = comment }
+            try item.setAttributes(attributes)
         }
     }
 
-    private struct SearchResult {
-        let list: UnsafeMutablePointer<GList>?
-        var all: [UnsafeMutablePointer<SecretItem>] { SecretServiceStore.items(in: list) }
-        var first: UnsafeMutablePointer<SecretItem>? { all.first }
+    /// Every item addressed by `key`, in any collection, locked or not.
+    private func items(_ connection: SecretServiceConnection, key: ItemKey, loadSecrets: Bool) throws -> [LibSecretItem] {
+        try connection.search([Attribute.service: key.service, Attribute.account: key.account], loadSecrets: loadSecrets)
     }
 
-    private func search(_ service: UnsafeMutablePointer<SecretService>, key: ItemKey, loadSecrets: Bool) throws -> SearchResult {
-        let attributes = vault_attributes_new()!
-        defer { g_hash_table_unref(attributes) }
-        vault_attributes_set(attributes, "service", key.service)
-        vault_attributes_set(attributes, "username", key.account)
-        let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue | (loadSecrets ? SECRET_SEARCH_LOAD_SECRETS.rawValue : 0))
-        let list = try BoundedCall.run(timeout: timeout, "a search") { cancellable, error in
-            secret_service_search_sync(service, vault_secret_schema(), attributes, flags, cancellable, error)
-        }
-        return SearchResult(list: list)
+    private func key(of item: LibSecretItem) -> ItemKey? {
+        guard let attributes = item.attributes, let service = attributes[Attribute.service], let account = attributes[Attribute.account] else { return nil }
+        return try? ItemKey(service: service, account: account)
     }
 
-    private static func items(in list: UnsafeMutablePointer<GList>?) -> [UnsafeMutablePointer<SecretItem>] {
-        var result: [UnsafeMutablePointer<SecretItem>] = []
-        var node = list
-        while let current = node {
-            if let data = current.pointee.data { result.append(data.assumingMemoryBound(to: SecretItem.self)) }
-            node = current.pointee.next
-        }
-        return result
-    }
-
-    private func key(of item: UnsafeMutablePointer<SecretItem>) -> ItemKey? {
-        guard let attributes = secret_item_get_attributes(item) else { return nil }
-        defer { g_hash_table_unref(attributes) }
-        guard let service = vault_attributes_get(attributes, "service"), let account = vault_attributes_get(attributes, "username") else { return nil }
-        return try? ItemKey(service: String(cString: service), account: String(cString: account))
-    }
-
-    private func info(of item: UnsafeMutablePointer<SecretItem>, key: ItemKey) -> ItemInfo {
-        var kind = ItemKind.secret, comment = ""
-        if let attributes = secret_item_get_attributes(item) {
-            defer { g_hash_table_unref(attributes) }
-            if let raw = vault_attributes_get(attributes, "vault-kind") { kind = ItemKind(rawValue: String(cString: raw)) ?? .secret }
-            if let raw = vault_attributes_get(attributes, "vault-comment") { comment = String(cString: raw) }
-        }
-        var label = ItemChanges.defaultLabel(for: key)
-        if let raw = secret_item_get_label(item) {
-            label = String(cString: raw)
-            g_free(raw)
-        }
+    private func info(of item: LibSecretItem, key: ItemKey) -> ItemInfo {
+        let attributes = item.attributes ?? [:]
         return ItemInfo(
-            key: key, label: label, comment: comment, kind: kind,
-            created: Int64(secret_item_get_created(item)) * 1000, modified: Int64(secret_item_get_modified(item)) * 1000)
+            key: key, label: item.label ?? ItemChanges.defaultLabel(for: key), comment: attributes[Attribute.comment] ?? "",
+            kind: attributes[Attribute.kind].flatMap(ItemKind.init(rawValue:)) ?? .secret,
+            created: item.created * 1000, modified: item.modified * 1000)
     }
 
-    private struct Collection {
-        let pointer: UnsafeMutablePointer<SecretCollection>
-        var locked: Bool { secret_collection_get_locked(pointer) != 0 }
-    }
-
-    private func defaultCollection(_ service: UnsafeMutablePointer<SecretService>, loadItems: Bool = false) throws -> Collection {
-        let collection = try BoundedCall.run(timeout: timeout, "a collection look-up") { cancellable, error in
-            secret_collection_for_alias_sync(service, "default", loadItems ? SECRET_COLLECTION_LOAD_ITEMS : SECRET_COLLECTION_NONE, cancellable, error)
-        }
-        guard let collection else {
+    private func defaultCollection(_ connection: SecretServiceConnection, loadItems: Bool = false) throws -> LibSecretCollection {
+        guard let collection = try connection.collection(alias: "default", loadItems: loadItems) else {
             throw VaultError.unavailable("the Secret Service has no default collection; create one (e.g. a 'Login' keyring in Seahorse) or use the file store (VAULT_BACKEND=file)")
         }
-        return Collection(pointer: collection)
+        return collection
     }
 
     /// Connects (or reuses libsecret's shared connection) and runs `body`, turning D-Bus failures
     /// into vault errors. After a failure the connection is dropped, so a restarted provider is
     /// picked up by the next call.
-    private func withService<R>(_ body: (UnsafeMutablePointer<SecretService>) throws -> R) throws -> R {
+    private func withService<R>(_ body: (SecretServiceConnection) throws -> R) throws -> R {
         try gate.withLock { _ in
             do {
-                let service = try BoundedCall.run(timeout: timeout, "the connection") { cancellable, error in
-                    secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, error)
-                }
-                guard let service else { throw VaultError.unavailable("libsecret returned no Secret Service") }
-                defer { g_object_unref(service) }
-                return try body(service)
+                return try body(try SecretServiceConnection(timeout: timeout))
             } catch let error as SecretServiceError {
-                secret_service_disconnect()
-                if error.isLocked { throw lockedError }
-                if error.isServiceMissing {
-                    throw VaultError.unavailable("no Secret Service on the session bus (\(error.message)); start one (gnome-keyring, KeePassXC) or use the file store (VAULT_BACKEND=file)")
-                }
-                throw VaultError.unavailable("the Secret Service failed: \(error.message)")
+                SecretServiceConnection.disconnect()
+                throw vaultError(error)
             } catch let error as VaultError {
-                if case .unavailable = error { secret_service_disconnect() }
+                if case .unavailable = error { SecretServiceConnection.disconnect() }
                 throw error
             }
+        }
+    }
+
+    private func vaultError(_ error: SecretServiceError) -> VaultError {
+        switch error.kind {
+        case .locked:
+            lockedError
+        case .serviceMissing:
+            .unavailable("no Secret Service on the session bus (\(error.message)); start one (gnome-keyring, KeePassXC) or use the file store (VAULT_BACKEND=file)")
+        case .busUnreachable:
+            .unavailable("no Secret Service: the session bus cannot be reached (\(error.message)); check DBUS_SESSION_BUS_ADDRESS, or use the file store (VAULT_BACKEND=file)")
+        case .noSuchObject:
+            .unavailable("the Secret Service failed: \(error.message) (an item or collection went away during the call, perhaps deleted by another program; try again)")
+        case .cancelled, .other:
+            .unavailable("the Secret Service failed: \(error.message)")
         }
     }
 }

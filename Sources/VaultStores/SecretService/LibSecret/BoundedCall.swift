@@ -34,7 +34,7 @@ enum BoundedCall {
         token.finished.withLock { $0 = true }
         if let error {
             let failure = SecretServiceError(taking: error)
-            if failure.isCancelled {
+            if failure.kind == .cancelled {
                 throw VaultError.unavailable("the Secret Service did not answer \(what) within \(timeout.formatted) s; vaultd keeps serving (set VAULT_SECRET_SERVICE_TIMEOUT to wait longer)")
             }
             throw failure
