@@ -65,12 +65,17 @@ let package = Package(
             path: "Tests/Helpers/vault-store-tool"
         ),
 
+        // What several test targets share: temporary directories, the built products.
+        .target(name: "VaultTestSupport", path: "Tests/VaultTestSupport"),
+
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
-        .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "CLibSecret", "vault-store-tool"]),
+        // The daemon in-process: the dispatcher over the in-memory store, configuration parsing, a connection.
+        .testTarget(name: "VaultDaemonTests", dependencies: ["VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultTestSupport"]),
+        .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
-        .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd"]),
+        .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),
         // Runs the built vaultd and vaultctl binaries.
-        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import VaultCore
+@_exported import VaultTestSupport
 
 /// A private world for the built vaultd and vaultctl: temporary XDG_RUNTIME_DIR and
 /// XDG_DATA_HOME, a passphrase file, cheap scrypt. Stops every daemon it started when released.
@@ -35,14 +36,7 @@ final class VaultHarness: @unchecked Sendable {
     var vaultFile: String { root + "/data/vault/vault.db" }
     var daemonLog: String { root + "/run/vault/vaultd.log" }
 
-    static var binDirectory: String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("vaultctl").path), directory.path != "/" {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.path
-    }
+    static var binDirectory: String { FileSystem.parentDirectory(of: BuiltProducts.path("vaultctl")) }
     static var vaultctl: String { binDirectory + "/vaultctl" }
     static var vaultd: String { binDirectory + "/vaultd" }
 

@@ -2,23 +2,19 @@ import Foundation
 import Testing
 import VaultClient
 import VaultCore
+import VaultTestSupport
 
 /// The async library API against a real vaultd (the built binary, in a private directory).
 @Suite struct VaultClientTests {
     final class Daemon: @unchecked Sendable {
+        let directory = TemporaryDirectory(prefix: "vault-client")
         let root: String
         let process = Process()
 
         init(arguments: [String] = []) throws {
-            var template = Array("/tmp/vault-client-XXXXXX".utf8CString)
-            root = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+            root = directory.path
             FileManager.default.createFile(atPath: root + "/pass", contents: Data("client test\n".utf8), attributes: [.posixPermissions: 0o600])
-            let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-            var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-            while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("vaultd").path), directory.path != "/" {
-                directory = directory.deletingLastPathComponent()
-            }
-            process.executableURL = directory.appendingPathComponent("vaultd")
+            process.executableURL = URL(fileURLWithPath: BuiltProducts.path("vaultd"))
             process.arguments = ["--socket", root + "/run/vault.sock"] + arguments
             process.environment = ["VAULT_FILE": root + "/data/vault.db", "VAULT_PASSPHRASE_FILE": root + "/pass", "VAULT_KDF_LOG2N": "14", "VAULT_BACKEND": "file", "PATH": "/usr/bin:/bin"]
             process.standardError = FileHandle.nullDevice
@@ -36,7 +32,6 @@ import VaultCore
         deinit {
             process.terminate()
             process.waitUntilExit()
-            try? FileManager.default.removeItem(atPath: root)
         }
 
         var socket: String { root + "/run/vault.sock" }

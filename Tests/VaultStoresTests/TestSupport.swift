@@ -1,20 +1,7 @@
 import Foundation
 import VaultCore
 import VaultStores
-
-/// A fresh private directory under /tmp, removed when the value is released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/vault-test-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { path + "/" + name }
-}
+@_exported import VaultTestSupport
 
 let testPassphrase = SecretBytes(utf8: "correct horse battery staple")
 
@@ -40,15 +27,7 @@ func mode(of path: String) -> Int {
 }
 
 /// The test helper built beside this test bundle.
-var storeToolPath: String {
-    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-    // The test binary may sit inside an .xctest bundle directory on some layouts.
-    while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("vault-store-tool").path), directory.path != "/" {
-        directory = directory.deletingLastPathComponent()
-    }
-    return directory.appendingPathComponent("vault-store-tool").path
-}
+var storeToolPath: String { BuiltProducts.path("vault-store-tool") }
 
 struct ProcessResult {
     var status: Int32

@@ -1,0 +1,16 @@
+import Synchronization
+import VaultDaemon
+
+/// A log handler that keeps every line, so tests can check what vaultd logs (and that no secret
+/// is among it).
+final class RecordingLogHandler: LogHandler {
+    private let lines = Mutex<[String]>([])
+
+    init() {}
+
+    func log(level: LogLevel, message: String) {
+        lines.withLock { $0.append("\(level): \(message)") }
+    }
+
+    var recorded: [String] { lines.withLock { $0 } }
+}
