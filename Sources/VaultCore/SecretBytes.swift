@@ -65,9 +65,6 @@ public struct SecretBytes: Sendable, Equatable, CustomStringConvertible, CustomD
     public var count: Int { storage.count }
     public var isEmpty: Bool { storage.count == 0 }
 
-    /// True when the bytes are locked in RAM (mlock succeeded).
-    public var isLockedInMemory: Bool { storage.isLocked }
-
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
     }

@@ -1,7 +1,8 @@
 import VaultCore
 
 /// Splits a byte stream into newline-terminated lines, refusing any line longer than `limit`
-/// before it is parsed (the size cap is checked as bytes arrive, not after).
+/// before it is parsed (the size cap is checked as bytes arrive, not after). Bytes it lets go of
+/// are wiped (a line may hold a secret in transit); the lines it returns are the caller's to wipe.
 public struct LineBuffer: Sendable {
     public enum Next: Equatable, Sendable {
         case line([UInt8])
@@ -26,7 +27,11 @@ public struct LineBuffer: Sendable {
             if newline > limit { return .tooLong }
             var line = Array(buffer[..<newline])
             if line.last == UInt8(ascii: "\r") { line.removeLast() }
-            buffer.removeSubrange(...newline)
+            // A fresh array for the rest, and the old one wiped whole: removing the prefix in
+            // place would leave copies of the bytes in its spare capacity.
+            let rest = Array(buffer[(newline + 1)...])
+            buffer.withUnsafeMutableBytes { SecretBytes.wipe($0) }
+            buffer = rest
             scanned = 0
             return .line(line)
         }

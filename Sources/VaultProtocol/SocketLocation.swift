@@ -11,7 +11,4 @@ public enum SocketLocation {
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/vault/vault.sock" }
         return "/tmp/vault-\(getuid())/vault.sock"
     }
-
-    /// The longest path a `sockaddr_un` holds (107 bytes plus the terminating NUL).
-    public static let maxPathBytes = 107
 }

@@ -77,7 +77,7 @@ public final class VaultConnection {
     private func isClosedByPeer(_ fd: FileDescriptor) -> Bool {
         var byte: UInt8 = 0
         let result = recv(fd.rawValue, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if result < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+        if result < 0 { return Errno.current != .wouldBlock }
         return true  // 0: closed; > 0: bytes nobody asked for, so the stream is out of step
     }
 

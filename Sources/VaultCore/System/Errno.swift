@@ -30,7 +30,9 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
 
 /// Runs a system call, retrying while it fails with `EINTR`, and turns `-1` into a thrown `Errno`.
 ///
-/// This is the one place that looks at `errno` after a call, so the retry rule cannot be forgotten.
+/// Every wrapper in System/ goes through this, so the retry rule cannot be forgotten; code outside
+/// reads `errno` only through `Errno.current`, right after a call that does not retry (a
+/// non-blocking peek, prctl).
 @inline(__always)
 public func retryingOnInterrupt<T: FixedWidthInteger>(_ call: () -> T) throws(Errno) -> T {
     while true {

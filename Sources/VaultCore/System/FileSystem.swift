@@ -28,10 +28,6 @@ public enum FileSystem {
         _ = try retryingOnInterrupt { Glibc.link(from, to) }
     }
 
-    public static func removeFile(_ path: String) throws {
-        _ = try retryingOnInterrupt { unlink(path) }
-    }
-
     public static func removeFileIfPresent(_ path: String) {
         _ = unlink(path)
     }
