@@ -69,6 +69,7 @@ let package = Package(
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "CLibSecret", "vault-store-tool"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
         .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd"]),
+        .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
         .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore"]),
     ],
