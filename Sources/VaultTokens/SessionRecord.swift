@@ -56,9 +56,14 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     }
 
     /// A session before its first tokens: what a sign-in fills in.
-    public static func beforeSignIn(provider: ProviderKind, tokenEndpoint: String, clientID: String? = nil, clientSecret: String? = nil, scope: String? = nil) -> SessionRecord {
-        SessionRecord(provider: provider, tokenEndpoint: tokenEndpoint, clientID: clientID, clientSecret: clientSecret, scope: scope,
-                      accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+    public static func beforeSignIn(provider: ProviderKind, tokenEndpoint: String, clientID: String? = nil, clientSecret: String? = nil, scope: String? = nil,
+                                    projectURL: String? = nil, apiKey: String? = nil, email: String? = nil) -> SessionRecord {
+        var record = SessionRecord(provider: provider, tokenEndpoint: tokenEndpoint, clientID: clientID, clientSecret: clientSecret, scope: scope,
+                                   accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+        record.projectURL = projectURL
+        record.apiKey = apiKey
+        record.email = email
+        return record
     }
 
     /// An OAuth 2.0 session before its first tokens.

@@ -12,6 +12,9 @@ struct SupabaseProviderTests {
         "user": ["id": "u-1", "email": "a@example.com"],
     ]
 
+    let stored = SessionRecord.beforeSignIn(
+        provider: .supabase, tokenEndpoint: "https://abc.supabase.co/auth/v1/token", projectURL: "https://abc.supabase.co", apiKey: "anon-key")
+
     func provider(_ transport: FakeTransport) throws -> any SignInProvider {
         try ProviderRegistry.provider(for: settings, transport: transport)
     }
@@ -43,9 +46,7 @@ struct SupabaseProviderTests {
     }
 
     @Test func refreshAnswersAreClassified() throws {
-        var stored = SessionRecord.beforeSignIn(provider: .supabase, tokenEndpoint: "https://abc.supabase.co/auth/v1/token")
-        stored.projectURL = "https://abc.supabase.co"
-        stored.apiKey = "anon-key"
+        let stored = self.stored
         func outcome(_ answer: HTTPClient.Result) throws -> (TokenOutcome, FakeTransport) {
             let transport = FakeTransport([answer])
             return (try ProviderRegistry.provider(for: stored, transport: transport).refresh(stored, refreshToken: "RT0"), transport)
@@ -84,9 +85,7 @@ struct SupabaseProviderTests {
     }
 
     @Test func signOutEndsThisSessionWithItsAccessToken() throws {
-        var stored = SessionRecord.beforeSignIn(provider: .supabase, tokenEndpoint: "https://abc.supabase.co/auth/v1/token")
-        stored.projectURL = "https://abc.supabase.co"
-        stored.apiKey = "anon-key"
+        var stored = self.stored
         stored.accessToken = "AT-live"
         let ok = FakeTransport([.response(status: 204, body: Data())])
         try ProviderRegistry.provider(for: stored, transport: ok).signOut(stored)

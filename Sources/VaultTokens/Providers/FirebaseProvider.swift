@@ -45,11 +45,11 @@ public struct FirebaseProvider: SignInProvider {
     public var tokenEndpoint: String { Self.defaultTokenEndpoint(projectURL: emulatorBase)! }
 
     public func signIn(user email: String, password: SecretBytes) throws -> SessionRecord {
-        try session(account("accounts:signInWithPassword", email: email, password: password), email: email, doing: "sign in")
+        try account("accounts:signInWithPassword", email: email, password: password).session(from: template(email: email), doing: "sign in")
     }
 
     public func signUp(user email: String, password: SecretBytes) throws -> SignUpResult {
-        .signedIn(try session(account("accounts:signUp", email: email, password: password), email: email, doing: "sign up"))
+        .signedIn(try account("accounts:signUp", email: email, password: password).session(from: template(email: email), doing: "sign up"))
     }
 
     public func sendPasswordReset(email: String) throws {
@@ -75,15 +75,9 @@ public struct FirebaseProvider: SignInProvider {
         }
     }
 
-    /// A granted outcome as a new session of this project; anything else as the request's error.
-    private func session(_ outcome: TokenOutcome, email: String, doing action: String) throws -> SessionRecord {
-        guard case .granted(let grant) = outcome else { throw outcome.error(doing: action) }
-        var record = SessionRecord.beforeSignIn(provider: Self.kind, tokenEndpoint: tokenEndpoint)
-        record.apiKey = apiKey
-        record.projectURL = emulatorBase
-        record.email = email
-        record.apply(grant)
-        return record
+    /// A session of this project before its first tokens.
+    private func template(email: String) -> SessionRecord {
+        .beforeSignIn(provider: Self.kind, tokenEndpoint: tokenEndpoint, projectURL: emulatorBase, apiKey: apiKey, email: email)
     }
 
     private func account(_ method: String, email: String, password: SecretBytes) -> TokenOutcome {

@@ -51,13 +51,13 @@ public struct SupabaseProvider: SignInProvider {
 
     public func signIn(user email: String, password: SecretBytes) throws -> SessionRecord {
         let outcome = post("/token?grant_type=password", ["email": email, "password": password.utf8String ?? ""], bearer: nil)
-        return try session(outcome, email: email, doing: "sign in")
+        return try outcome.session(from: template(email: email), doing: "sign in")
     }
 
     public func signUp(user email: String, password: SecretBytes) throws -> SignUpResult {
         switch send("/signup", ["email": email, "password": password.utf8String ?? ""], bearer: nil) {
         case .success(let object):
-            if let grant = TokenGrant.parse(object) { return .signedIn(try session(.granted(grant), email: email, doing: "sign up")) }
+            if let grant = TokenGrant.parse(object) { return .signedIn(try TokenOutcome.granted(grant).session(from: template(email: email), doing: "sign up")) }
             guard object["id"] != nil || object["email"] != nil else {
                 throw TokenOutcome.malformed("Supabase's sign-up answer has neither a session nor a user").error(doing: "sign up")
             }
@@ -86,15 +86,9 @@ public struct SupabaseProvider: SignInProvider {
         }
     }
 
-    /// A granted outcome as a new session of this project; anything else as the request's error.
-    private func session(_ outcome: TokenOutcome, email: String, doing action: String) throws -> SessionRecord {
-        guard case .granted(let grant) = outcome else { throw outcome.error(doing: action) }
-        var record = SessionRecord.beforeSignIn(provider: Self.kind, tokenEndpoint: tokenEndpoint)
-        record.projectURL = projectURL
-        record.apiKey = apiKey
-        record.email = email
-        record.apply(grant)
-        return record
+    /// A session of this project before its first tokens.
+    private func template(email: String) -> SessionRecord {
+        .beforeSignIn(provider: Self.kind, tokenEndpoint: tokenEndpoint, projectURL: projectURL, apiKey: apiKey, email: email)
     }
 
     private func post(_ path: String, _ body: [String: String], bearer: String?) -> TokenOutcome {

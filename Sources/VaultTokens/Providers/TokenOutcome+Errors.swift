@@ -10,6 +10,15 @@ extension TokenOutcome {
         }
     }
 
+    /// A granted outcome applied to `template` (the session before its first tokens); anything
+    /// else as the error of `action`.
+    func session(from template: SessionRecord, doing action: String) throws -> SessionRecord {
+        guard case .granted(let grant) = self else { throw error(doing: action) }
+        var record = template
+        record.apply(grant)
+        return record
+    }
+
     /// A failed outcome as the error a request answers with: a refusal is permission denied,
     /// the rest is "unavailable, try again".
     func error(doing action: String) -> VaultError {
