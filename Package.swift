@@ -74,6 +74,8 @@ let package = Package(
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
         .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),
+        // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
+        .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
         .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore", "VaultTestSupport"]),
     ],

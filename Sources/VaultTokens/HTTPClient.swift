@@ -6,7 +6,7 @@ import FoundationNetworking
 /// One HTTP request at a time through URLSession, blocking the calling thread until the answer
 /// or the timeout. TLS verification is URLSession's default and is never turned off.
 /// Call from threads that may block (vaultd's connection threads), never the cooperative pool.
-public struct HTTPClient: Sendable {
+public struct HTTPClient: HTTPTransport {
     public var timeout: Double
 
     public init(timeout: Double = 10) { self.timeout = timeout }

@@ -5,8 +5,8 @@ import VaultCore
 /// Everything here is as confidential as the tokens (client secrets included).
 public struct SessionRecord: Codable, Sendable, Equatable {
     public var version = 1
-    /// "oauth2" (this build refreshes these); "supabase" and "firebase" come with their sign-in commands.
-    public var provider: String
+    /// Stored as its raw value ("oauth2", "supabase", "firebase"); absent in old records: oauth2.
+    public var provider: ProviderKind
     public var tokenEndpoint: String
     public var clientID: String?
     public var clientSecret: String?
@@ -42,7 +42,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         case needsSignIn = "needs_sign_in"
     }
 
-    public init(provider: String, tokenEndpoint: String, clientID: String?, clientSecret: String?, scope: String?,
+    public init(provider: ProviderKind, tokenEndpoint: String, clientID: String?, clientSecret: String?, scope: String?,
                 accessToken: String, refreshToken: String?, tokenType: String, expiresAt: Double?) {
         self.provider = provider
         self.tokenEndpoint = tokenEndpoint
@@ -56,15 +56,20 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     }
 
     /// A session before its first tokens: what a sign-in fills in.
-    public static func beforeSignIn(provider: String, tokenEndpoint: String, clientID: String? = nil, clientSecret: String? = nil, scope: String? = nil) -> SessionRecord {
-        SessionRecord(provider: provider, tokenEndpoint: tokenEndpoint, clientID: clientID, clientSecret: clientSecret, scope: scope,
-                      accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+    public static func beforeSignIn(provider: ProviderKind, tokenEndpoint: String, clientID: String? = nil, clientSecret: String? = nil, scope: String? = nil,
+                                    projectURL: String? = nil, apiKey: String? = nil, email: String? = nil) -> SessionRecord {
+        var record = SessionRecord(provider: provider, tokenEndpoint: tokenEndpoint, clientID: clientID, clientSecret: clientSecret, scope: scope,
+                                   accessToken: "-", refreshToken: nil, tokenType: "Bearer", expiresAt: nil)
+        record.projectURL = projectURL
+        record.apiKey = apiKey
+        record.email = email
+        return record
     }
 
     /// An OAuth 2.0 session before its first tokens.
     public static func beforeSignIn(oauth2 settings: OAuth2Settings) -> SessionRecord {
         var record = beforeSignIn(
-            provider: ProviderKind.oauth2.rawValue, tokenEndpoint: settings.tokenEndpoint, clientID: settings.clientID,
+            provider: .oauth2, tokenEndpoint: settings.tokenEndpoint, clientID: settings.clientID,
             clientSecret: settings.clientSecret, scope: settings.scope)
         record.revocationEndpoint = settings.revocationEndpoint
         return record
@@ -73,13 +78,11 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
-        provider = try container.decodeIfPresent(String.self, forKey: .provider) ?? "oauth2"
+        // Decoded as text so an unknown provider is named in the error rather than a type mismatch.
+        provider = try ProviderKind(name: container.decodeIfPresent(String.self, forKey: .provider) ?? ProviderKind.oauth2.rawValue)
         let project = try container.decodeIfPresent(String.self, forKey: .projectURL)
-        if provider == "supabase", let project {
-            tokenEndpoint = try container.decodeIfPresent(String.self, forKey: .tokenEndpoint) ?? project + "/auth/v1/token"
-        } else if provider == "firebase" {
-            tokenEndpoint = try container.decodeIfPresent(String.self, forKey: .tokenEndpoint)
-                ?? (project.map { $0 + "/securetoken.googleapis.com" } ?? "https://securetoken.googleapis.com") + "/v1/token"
+        if let fallback = ProviderRegistry.type(of: provider).defaultTokenEndpoint(projectURL: project) {
+            tokenEndpoint = try container.decodeIfPresent(String.self, forKey: .tokenEndpoint) ?? fallback
         } else {
             tokenEndpoint = try container.decode(String.self, forKey: .tokenEndpoint)
         }
@@ -131,22 +134,29 @@ public struct SessionRecord: Codable, Sendable, Equatable {
             record = try JSONDecoder().decode(SessionRecord.self, from: Data(json))
             let extra = try JSONDecoder().decode(Incoming.self, from: Data(json))
             if record.expiresAt == nil, let lifetime = extra.expiresIn { record.expiresAt = now + lifetime }
+        } catch let error as VaultError {
+            throw error
         } catch let error as DecodingError {
             throw VaultError.invalidInput("the session JSON is not usable: \(Self.describe(error)); it needs at least token_endpoint and access_token")
         } catch {
             throw VaultError.invalidInput("the session JSON is not valid JSON")
         }
-        guard ["oauth2", "supabase", "firebase"].contains(record.provider) else {
-            throw VaultError.invalidInput("provider '\(record.provider)' is not supported; use oauth2, supabase or firebase")
-        }
-        if record.provider == "firebase", record.apiKey == nil {
-            throw VaultError.invalidInput("a firebase session needs api_key")
-        }
-        if record.provider == "supabase", record.projectURL == nil || record.apiKey == nil {
-            throw VaultError.invalidInput("a supabase session needs project_url and api_key")
-        }
+        try ProviderRegistry.type(of: record.provider).checkImported(record)
         try record.validate()
         return record
+    }
+
+    /// Takes a provider's new tokens: a rotated refresh token replaces the old one, and the
+    /// session no longer needs a sign-in.
+    public mutating func apply(_ grant: TokenGrant, now: Double = Date().timeIntervalSince1970) {
+        accessToken = grant.accessToken
+        tokenType = grant.tokenType
+        expiresAt = grant.expiresAt ?? grant.expiresIn.map { now + $0 }
+        if let userID = grant.userID { self.userID = userID }
+        if let email = grant.email { self.email = email }
+        if let rotated = grant.refreshToken { refreshToken = rotated }
+        if let scope = grant.scope { self.scope = scope }
+        needsSignIn = false
     }
 
     public func validate() throws {

@@ -21,7 +21,8 @@ public final class SessionRefresher: Sendable {
         var result: Result<Token, Error>?
     }
 
-    public let client: TokenEndpointClient
+    /// The network, shared with `SessionManager` (a scripted fake in tests).
+    public let transport: any HTTPTransport
     public let load: @Sendable (ItemKey) throws -> SessionRecord
     let save: @Sendable (ItemKey, SessionRecord) throws -> Void
     let log: @Sendable (String) -> Void
@@ -29,12 +30,12 @@ public final class SessionRefresher: Sendable {
     private let flights = Mutex<[ItemKey: Flight]>([:])
 
     public init(
-        client: TokenEndpointClient = TokenEndpointClient(), retryDelays: [Double] = [0.5, 1.5],
+        transport: any HTTPTransport = HTTPClient(), retryDelays: [Double] = [0.5, 1.5],
         load: @escaping @Sendable (ItemKey) throws -> SessionRecord,
         save: @escaping @Sendable (ItemKey, SessionRecord) throws -> Void,
         log: @escaping @Sendable (String) -> Void
     ) {
-        self.client = client
+        self.transport = transport
         self.retryDelays = retryDelays
         self.load = load
         self.save = save
@@ -63,22 +64,6 @@ public final class SessionRefresher: Sendable {
         return try result.get()
     }
 
-    /// Signs in with the resource owner password grant (RFC 6749 §4.3).
-    public func signIn(template: SessionRecord, username: String, password: SecretBytes) throws -> SessionRecord {
-        var form = [("grant_type", "password"), ("username", username), ("password", password.utf8String ?? "")]
-        if let scope = template.scope { form.append(("scope", scope)) }
-        switch client.request(endpoint: template.tokenEndpoint, form: form, clientID: template.clientID, clientSecret: template.clientSecret) {
-        case .granted(let grant):
-            var record = template
-            apply(grant, to: &record)
-            return record
-        case .rejected(_, let message):
-            throw VaultError.permissionDenied("the server refused the sign-in: \(message); check the username and password")
-        case .temporary(let message), .malformed(let message):
-            throw VaultError.unavailable("sign-in failed: \(message)")
-        }
-    }
-
     private func usable(_ record: SessionRecord, key: ItemKey, minTTL: Double) throws -> Token? {
         if record.needsSignIn { throw signInRequired(key) }
         guard let expiresAt = record.expiresAt else { return token(from: record) }
@@ -97,7 +82,7 @@ public final class SessionRefresher: Sendable {
         for attempt in 0...retryDelays.count {
             switch refreshOutcome(record, refreshToken: refreshToken) {
             case .granted(let grant):
-                apply(grant, to: &record)
+                record.apply(grant)
                 // Durable before anyone sees the new token: with rotation, the old refresh token is dead now.
                 try save(key, record)
                 log("refreshed the session for \(key)")
@@ -120,15 +105,11 @@ public final class SessionRefresher: Sendable {
 
     /// Asks the session's provider for new tokens.
     private func refreshOutcome(_ record: SessionRecord, refreshToken: String) -> TokenOutcome {
-        if record.provider == "supabase", let projectURL = record.projectURL, let apiKey = record.apiKey {
-            return SupabaseAuth(http: client.http, projectURL: projectURL, apiKey: apiKey).refresh(refreshToken)
+        do {
+            return try ProviderRegistry.provider(for: record, transport: transport).refresh(record, refreshToken: refreshToken)
+        } catch {
+            return .malformed("the stored session is incomplete: \(error)")
         }
-        if record.provider == "firebase", let apiKey = record.apiKey {
-            return FirebaseAuth(http: client.http, apiKey: apiKey, emulatorBase: record.projectURL).refresh(refreshToken)
-        }
-        var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
-        if let scope = record.scope { form.append(("scope", scope)) }
-        return client.request(endpoint: record.tokenEndpoint, form: form, clientID: record.clientID, clientSecret: record.clientSecret)
     }
 
     /// After a failed refresh: a token that is still valid is served; otherwise a clear error.
@@ -139,17 +120,6 @@ public final class SessionRefresher: Sendable {
             return token(from: record)
         }
         throw VaultError.unavailable("could not refresh the session for \(key): \(problem); the stored session is unchanged, try again")
-    }
-
-    public func apply(_ grant: TokenGrant, to record: inout SessionRecord) {
-        record.accessToken = grant.accessToken
-        record.tokenType = grant.tokenType
-        record.expiresAt = grant.expiresAt ?? grant.expiresIn.map { Date().timeIntervalSince1970 + $0 }
-        if let userID = grant.userID { record.userID = userID }
-        if let email = grant.email { record.email = email }
-        if let rotated = grant.refreshToken { record.refreshToken = rotated }
-        if let scope = grant.scope { record.scope = scope }
-        record.needsSignIn = false
     }
 
     private func stillValid(_ record: SessionRecord) -> Bool {

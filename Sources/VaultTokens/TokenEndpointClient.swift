@@ -40,9 +40,9 @@ public struct TokenGrant: Sendable {
 /// OAuth 2.0 token endpoints (RFC 6749): form-encoded POSTs, client authentication with HTTP
 /// Basic when there is a client secret, errors per §5.2.
 public struct TokenEndpointClient: Sendable {
-    public var http: HTTPClient
+    public var http: any HTTPTransport
 
-    public init(http: HTTPClient = HTTPClient()) { self.http = http }
+    public init(http: any HTTPTransport = HTTPClient()) { self.http = http }
 
     public func request(endpoint: String, form: [(String, String)], clientID: String?, clientSecret: String?) -> TokenOutcome {
         switch post(endpoint: endpoint, form: form, clientID: clientID, clientSecret: clientSecret) {

@@ -16,6 +16,7 @@ public final class RequestDispatcher: Sendable {
     let socketPath: String
     let logger: Logger
     let refresher: SessionRefresher
+    let sessions: SessionManager
 
     public init(store: ActiveStore, catalog: StoreCatalog, socketPath: String, logger: Logger) {
         self.store = store
@@ -23,7 +24,7 @@ public final class RequestDispatcher: Sendable {
         self.socketPath = socketPath
         self.logger = logger
         refresher = SessionRefresher(
-            client: TokenEndpointClient(http: HTTPClient(timeout: catalog.configuration.httpTimeout)),
+            transport: HTTPClient(timeout: catalog.configuration.httpTimeout),
             load: { key in
                 let item = try store.perform { try $0.get(key) }
                 guard item.info.kind == .session else {
@@ -35,6 +36,12 @@ public final class RequestDispatcher: Sendable {
                 try store.perform { _ = try $0.set(key, secret: record.encoded(), changes: ItemChanges(kind: .session)) }
             },
             log: { logger.info($0) })
+        sessions = SessionManager(
+            refresher: refresher,
+            save: { key, record, label in
+                try store.perform { try $0.set(key, secret: record.encoded(), changes: ItemChanges(label: label, kind: .session)) }
+            },
+            delete: { key in try store.perform { try $0.delete(key) } })
     }
 
     /// Answers one request line.

@@ -4,39 +4,64 @@ import VaultCore
 /// Firebase Auth: `identitytoolkit` for sign-in, sign-up and reset email, `securetoken` for
 /// refresh. `emulatorBase` (e.g. http://127.0.0.1:9099) serves both under their host names as
 /// path prefixes, as the official emulator does; without it the production hosts are used.
-public struct FirebaseAuth: Sendable {
-    public let http: HTTPClient
+/// Firebase's REST API has no server-side sign-out: signing out forgets the session locally.
+public struct FirebaseProvider: SignInProvider {
+    public static let kind = ProviderKind.firebase
+    public let http: any HTTPTransport
     public let apiKey: String
     public let emulatorBase: String?
 
     /// Error codes that mean the refresh token is dead: sign in again.
     static let signInAgainCodes: Set<String> = ["INVALID_REFRESH_TOKEN", "TOKEN_EXPIRED", "USER_DISABLED", "USER_NOT_FOUND"]
 
-    public init(http: HTTPClient, apiKey: String, emulatorBase: String?) {
-        self.http = http
+    public init(transport: any HTTPTransport, apiKey: String, emulatorBase: String?) {
+        self.http = transport
         self.apiKey = apiKey
         self.emulatorBase = emulatorBase.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
     }
 
+    public init(settings: ProviderSettings, transport: any HTTPTransport) throws {
+        guard case .firebase(let firebase) = settings else { throw ProviderRegistry.mismatch(settings, expected: Self.kind) }
+        if let base = firebase.emulatorURL { try SessionRecord.checkEndpoint(base, name: "url") }
+        self.init(transport: transport, apiKey: firebase.apiKey, emulatorBase: firebase.emulatorURL)
+    }
+
+    public init(record: SessionRecord, transport: any HTTPTransport) throws {
+        try Self.checkImported(record)
+        self.init(transport: transport, apiKey: record.apiKey ?? "", emulatorBase: record.projectURL)
+    }
+
+    public static func defaultTokenEndpoint(projectURL: String?) -> String? {
+        (projectURL.map { $0 + "/securetoken.googleapis.com" } ?? "https://securetoken.googleapis.com") + "/v1/token"
+    }
+
+    public static func checkImported(_ record: SessionRecord) throws {
+        if record.apiKey == nil { throw VaultError.invalidInput("a firebase session needs api_key") }
+    }
+
+    public var defaultService: String? { nil }
+
     var identityBase: String { (emulatorBase.map { $0 + "/identitytoolkit.googleapis.com" } ?? "https://identitytoolkit.googleapis.com") + "/v1" }
-    public var tokenEndpoint: String { (emulatorBase.map { $0 + "/securetoken.googleapis.com" } ?? "https://securetoken.googleapis.com") + "/v1/token" }
+    public var tokenEndpoint: String { Self.defaultTokenEndpoint(projectURL: emulatorBase)! }
 
-    public func signIn(email: String, password: SecretBytes) -> TokenOutcome {
-        account("accounts:signInWithPassword", email: email, password: password)
+    public func signIn(user email: String, password: SecretBytes) throws -> SessionRecord {
+        try account("accounts:signInWithPassword", email: email, password: password).session(from: template(email: email), doing: "sign in")
     }
 
-    public func signUp(email: String, password: SecretBytes) -> TokenOutcome {
-        account("accounts:signUp", email: email, password: password)
+    public func signUp(user email: String, password: SecretBytes) throws -> SignUpResult {
+        .signedIn(try account("accounts:signUp", email: email, password: password).session(from: template(email: email), doing: "sign up"))
     }
 
-    public func sendPasswordReset(email: String) -> TokenOutcome? {
-        switch post(identityBase + "/accounts:sendOobCode", json: ["requestType": "PASSWORD_RESET", "email": email]) {
-        case .success: return nil
-        case .failure(let outcome): return outcome
+    public func sendPasswordReset(email: String) throws {
+        if case .failure(let outcome) = post(identityBase + "/accounts:sendOobCode", json: ["requestType": "PASSWORD_RESET", "email": email]) {
+            throw outcome.error(doing: "request a password reset")
         }
     }
 
-    public func refresh(_ refreshToken: String) -> TokenOutcome {
+    /// Nothing to do on the server: Firebase ID tokens expire by themselves.
+    public func signOut(_ record: SessionRecord) throws {}
+
+    public func refresh(_ record: SessionRecord, refreshToken: String) -> TokenOutcome {
         guard let url = URL(string: tokenEndpoint + "?key=" + TokenEndpointClient.formEncode(apiKey)) else { return .malformed("bad Firebase URL") }
         let body = Data("grant_type=refresh_token&refresh_token=\(TokenEndpointClient.formEncode(refreshToken))".utf8)
         switch classify(http.send("POST", url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: body)) {
@@ -48,6 +73,11 @@ public struct FirebaseAuth: Sendable {
         case .failure(let outcome):
             return outcome
         }
+    }
+
+    /// A session of this project before its first tokens.
+    private func template(email: String) -> SessionRecord {
+        .beforeSignIn(provider: Self.kind, tokenEndpoint: tokenEndpoint, projectURL: emulatorBase, apiKey: apiKey, email: email)
     }
 
     private func account(_ method: String, email: String, password: SecretBytes) -> TokenOutcome {

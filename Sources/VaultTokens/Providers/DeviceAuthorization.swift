@@ -62,13 +62,3 @@ public struct DeviceAuthorization: Sendable, Equatable {
         }
     }
 }
-
-extension TokenOutcome {
-    var summary: String {
-        switch self {
-        case .granted: "granted"
-        case .rejected(_, let message): message
-        case .temporary(let message), .malformed(let message): message
-        }
-    }
-}

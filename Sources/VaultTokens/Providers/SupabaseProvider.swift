@@ -3,58 +3,92 @@ import VaultCore
 
 /// Supabase Auth (GoTrue) at `{project URL}/auth/v1`: JSON requests with the project's API key,
 /// the newer error shape requested (`X-Supabase-Api-Version`), the legacy one understood too.
-public struct SupabaseAuth: Sendable {
-    public let http: HTTPClient
+/// Sign-in and refresh are GoTrue's password and refresh_token grants, sign-up may wait for an
+/// email confirmation, sign-out ends this session only, reset is `/recover`.
+public struct SupabaseProvider: SignInProvider {
+    public static let kind = ProviderKind.supabase
+    public let http: any HTTPTransport
     public let projectURL: String
     public let apiKey: String
 
     /// Error codes that mean the refresh token is dead: sign in again.
     static let signInAgainCodes: Set<String> = ["refresh_token_not_found", "refresh_token_already_used", "session_not_found", "session_expired", "user_banned"]
 
-    public init(http: HTTPClient, projectURL: String, apiKey: String) {
-        self.http = http
+    public init(transport: any HTTPTransport, projectURL: String, apiKey: String) {
+        self.http = transport
         self.projectURL = projectURL.hasSuffix("/") ? String(projectURL.dropLast()) : projectURL
         self.apiKey = apiKey
     }
 
-    public var tokenEndpoint: String { projectURL + "/auth/v1/token" }
-
-    public func signIn(email: String, password: SecretBytes) -> TokenOutcome {
-        post("/token?grant_type=password", ["email": email, "password": password.utf8String ?? ""], bearer: nil)
+    public init(settings: ProviderSettings, transport: any HTTPTransport) throws {
+        guard case .supabase(let supabase) = settings else { throw ProviderRegistry.mismatch(settings, expected: Self.kind) }
+        try SessionRecord.checkEndpoint(supabase.projectURL, name: "url")
+        self.init(transport: transport, projectURL: supabase.projectURL, apiKey: supabase.apiKey)
     }
 
-    public func refresh(_ refreshToken: String) -> TokenOutcome {
-        post("/token?grant_type=refresh_token", ["refresh_token": refreshToken], bearer: nil)
+    public init(record: SessionRecord, transport: any HTTPTransport) throws {
+        try Self.checkImported(record)
+        self.init(transport: transport, projectURL: record.projectURL ?? "", apiKey: record.apiKey ?? "")
     }
 
-    public enum SignUpOutcome: Sendable {
-        case signedIn(TokenGrant)
-        /// Email confirmation is on: no session until the user follows the link.
-        case confirmationSent
-        case failed(TokenOutcome)
+    public static func defaultTokenEndpoint(projectURL: String?) -> String? {
+        projectURL.map { $0 + "/auth/v1/token" }
     }
 
-    public func signUp(email: String, password: SecretBytes) -> SignUpOutcome {
-        switch send("/signup", ["email": email, "password": password.utf8String ?? ""], bearer: nil) {
-        case .success(let object):
-            if let grant = TokenGrant.parse(object) { return .signedIn(grant) }
-            return object["id"] != nil || object["email"] != nil ? .confirmationSent
-                : .failed(.malformed("Supabase's sign-up answer has neither a session nor a user"))
-        case .failure(let outcome):
-            return .failed(outcome)
+    public static func checkImported(_ record: SessionRecord) throws {
+        if record.projectURL == nil || record.apiKey == nil {
+            throw VaultError.invalidInput("a supabase session needs project_url and api_key")
         }
     }
 
-    /// Sends the password reset email.
-    public func recover(email: String) -> TokenOutcome? {
-        if case .failure(let outcome) = send("/recover", ["email": email], bearer: nil) { return outcome }
-        return nil
+    public var tokenEndpoint: String { projectURL + "/auth/v1/token" }
+
+    /// The project URL's host name: where sessions are stored when the request names no service.
+    public var defaultService: String? {
+        let afterScheme = projectURL.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first
+        return afterScheme.map(String.init) ?? projectURL
     }
 
-    /// Signs this session out on the server (`scope=local`: this session only).
-    public func logout(accessToken: String) -> TokenOutcome? {
-        if case .failure(let outcome) = send("/logout?scope=local", [:], bearer: accessToken) { return outcome }
-        return nil
+    public func signIn(user email: String, password: SecretBytes) throws -> SessionRecord {
+        let outcome = post("/token?grant_type=password", ["email": email, "password": password.utf8String ?? ""], bearer: nil)
+        return try outcome.session(from: template(email: email), doing: "sign in")
+    }
+
+    public func signUp(user email: String, password: SecretBytes) throws -> SignUpResult {
+        switch send("/signup", ["email": email, "password": password.utf8String ?? ""], bearer: nil) {
+        case .success(let object):
+            if let grant = TokenGrant.parse(object) { return .signedIn(try TokenOutcome.granted(grant).session(from: template(email: email), doing: "sign up")) }
+            guard object["id"] != nil || object["email"] != nil else {
+                throw TokenOutcome.malformed("Supabase's sign-up answer has neither a session nor a user").error(doing: "sign up")
+            }
+            // Email confirmation is on: no session until the user follows the link.
+            return .pending("check \(email) for the confirmation link, then run 'vaultctl login supabase' to sign in")
+        case .failure(let outcome):
+            throw outcome.error(doing: "sign up")
+        }
+    }
+
+    public func refresh(_ record: SessionRecord, refreshToken: String) -> TokenOutcome {
+        post("/token?grant_type=refresh_token", ["refresh_token": refreshToken], bearer: nil)
+    }
+
+    /// Sends the password reset email.
+    public func sendPasswordReset(email: String) throws {
+        if case .failure(let outcome) = send("/recover", ["email": email], bearer: nil) { throw outcome.error(doing: "request a password reset") }
+    }
+
+    /// Signs this session out on the server (`scope=local`: this session only). An expired or
+    /// unknown session is signed out already.
+    public func signOut(_ record: SessionRecord) throws {
+        if case .failure(let outcome) = send("/logout?scope=local", [:], bearer: record.accessToken) {
+            if case .rejected = outcome { return }
+            throw outcome.error(doing: "sign out")
+        }
+    }
+
+    /// A session of this project before its first tokens.
+    private func template(email: String) -> SessionRecord {
+        .beforeSignIn(provider: Self.kind, tokenEndpoint: tokenEndpoint, projectURL: projectURL, apiKey: apiKey, email: email)
     }
 
     private func post(_ path: String, _ body: [String: String], bearer: String?) -> TokenOutcome {
