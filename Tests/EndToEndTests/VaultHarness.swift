@@ -40,12 +40,7 @@ final class VaultHarness: @unchecked Sendable {
     static var vaultctl: String { binDirectory + "/vaultctl" }
     static var vaultd: String { binDirectory + "/vaultd" }
 
-    struct Result {
-        var status: Int32
-        var stdout: [UInt8]
-        var stderr: String
-        var text: String { String(decoding: stdout, as: UTF8.self) }
-    }
+    typealias Result = ProcessRunner.Result
 
     /// Runs vaultctl with `arguments`, `input` on stdin.
     @discardableResult
@@ -75,25 +70,7 @@ final class VaultHarness: @unchecked Sendable {
     }
 
     func run(_ command: [String], input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment.merging(extra) { $1 }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input))
-        try? stdin.fileHandleForWriting.close()
-        let group = DispatchGroup()
-        nonisolated(unsafe) var out = Data(), err = Data()
-        group.enter()
-        DispatchQueue.global().async { out = stdout.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        err = stderr.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: Array(out), stderr: String(decoding: err, as: UTF8.self))
+        try ProcessRunner.run(command, environment: environment.merging(extra) { $1 }, input: input)
     }
 
     /// Starts vaultd in the foreground of a child process and waits until it answers.

@@ -8,12 +8,11 @@ code is approved (POST /__approve {"user_code"}) or denied (POST /__deny), slow_
 faster than the interval, and supports refresh_token. GET /__count. Stops when stdin closes.
 """
 import json
-import os
 import secrets
-import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from fixture_server import JSONHandler, serve
 from urllib.parse import parse_qs, urlparse
 
 CLIENT_ID = "device-client"
@@ -23,20 +22,7 @@ refresh_tokens = set()
 counts = {"device": 0, "poll": 0, "slow_down": 0}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, status, body):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(JSONHandler):
     def do_GET(self):
         with lock:
             self.reply(200, counts) if self.path == "/__count" else self.reply(404, {})
@@ -95,11 +81,4 @@ class Handler(BaseHTTPRequestHandler):
         return {"access_token": "dev-" + secrets.token_urlsafe(18), "token_type": "Bearer", "expires_in": 60, "refresh_token": refresh}
 
 
-state = sys.argv[1]
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-with open(os.path.join(state, "server.json.tmp"), "w") as out:
-    json.dump({"port": server.server_port, "client_id": CLIENT_ID}, out)
-os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
-threading.Thread(target=server.serve_forever, daemon=True).start()
-sys.stdin.read()
+serve(Handler, {"client_id": CLIENT_ID})

@@ -9,11 +9,10 @@ as Firebase sends it); refresh tokens do not rotate. Seeded user: alice@example.
 alice-password. POST /__disable {"email"} disables a user. GET /__count. Stops when stdin closes.
 """
 import json
-import os
 import secrets
-import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from fixture_server import JSONHandler, serve
 from urllib.parse import parse_qs, urlparse
 
 API_KEY = "AIza-test-" + secrets.token_hex(6)
@@ -24,20 +23,7 @@ refresh_tokens = {}
 counts = {"signIn": 0, "signUp": 0, "sendOobCode": 0, "refresh": 0}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, status, body):
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(JSONHandler):
     def error(self, message):
         self.reply(400, {"error": {"code": 400, "message": message, "errors": [{"message": message, "domain": "global", "reason": "invalid"}]}})
 
@@ -112,11 +98,4 @@ class Handler(BaseHTTPRequestHandler):
                                     "project_id": "vault-tests"})
 
 
-state = sys.argv[1]
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-with open(os.path.join(state, "server.json.tmp"), "w") as out:
-    json.dump({"port": server.server_port, "api_key": API_KEY}, out)
-os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
-threading.Thread(target=server.serve_forever, daemon=True).start()
-sys.stdin.read()
+serve(Handler, {"api_key": API_KEY})

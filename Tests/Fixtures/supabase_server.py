@@ -14,10 +14,10 @@ import json
 import os
 import secrets
 import signal  # noqa: F401
-import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from fixture_server import JSONHandler, serve
 from urllib.parse import parse_qs, urlparse
 
 ACCESS_LIFETIME = 2
@@ -56,23 +56,7 @@ def start_session(email):
     return new_session_tokens(session_id)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def reply(self, status, body=None, content_type="application/json", headers=()):
-        data = b"" if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-        self.send_response(status)
-        if data:
-            self.send_header("Content-Type", content_type)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class Handler(JSONHandler):
     def error(self, status, code, message):
         if self.headers.get("X-Supabase-Api-Version"):
             self.reply(status, {"code": code, "message": message})
@@ -212,11 +196,4 @@ def new_session_tokens_for_reuse(session_id):
     }
 
 
-state = sys.argv[1]
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-with open(os.path.join(state, "server.json.tmp"), "w") as out:
-    json.dump({"port": server.server_port, "anon_key": ANON_KEY}, out)
-os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
-threading.Thread(target=server.serve_forever, daemon=True).start()
-sys.stdin.read()
+serve(Handler, {"anon_key": ANON_KEY})

@@ -20,7 +20,7 @@ import VaultStores
         let python = Self.packageRoot + "/.venv/bin/python"
         let result = try run([python, Self.packageRoot + "/scripts/decrypt-vault.py", path, passphraseFile(in: directory)])
         #expect(result.status == 0, "\(result.stderr)")
-        let items = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] ?? []
+        let items = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]] ?? []
         let byAccount = Dictionary(uniqueKeysWithValues: items.map { ($0["account"] as? String ?? "", $0) })
         #expect(items.count == 3)
         #expect(byAccount["octocat"]?["secret_hex"] as? String == "000102ff")

@@ -29,31 +29,9 @@ func mode(of path: String) -> Int {
 /// The test helper built beside this test bundle.
 var storeToolPath: String { BuiltProducts.path("vault-store-tool") }
 
-struct ProcessResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-}
-
-/// Runs a command to completion, feeding `input` on stdin.
-func run(_ arguments: [String], environment: [String: String] = [:], input: [UInt8] = []) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: arguments[0])
-    process.arguments = Array(arguments.dropFirst())
-    var env = ProcessInfo.processInfo.environment
-    for (name, value) in environment { env[name] = value }
-    process.environment = env
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = stderr
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input))
-    try stdin.fileHandleForWriting.close()
-    let out = stdout.fileHandleForReading.readDataToEndOfFile()
-    let err = stderr.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+/// Runs a command to completion, feeding `input` on stdin, with this process's environment plus `environment`.
+func run(_ arguments: [String], environment: [String: String] = [:], input: [UInt8] = []) throws -> ProcessRunner.Result {
+    try ProcessRunner.run(arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, input: input)
 }
 
 /// Writes the test passphrase to a 0600 file for the helper's VAULT_PASSPHRASE_FILE.

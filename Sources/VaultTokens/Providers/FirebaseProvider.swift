@@ -11,9 +11,6 @@ public struct FirebaseProvider: SignInProvider {
     public let apiKey: String
     public let emulatorBase: String?
 
-    /// Error codes that mean the refresh token is dead: sign in again.
-    static let signInAgainCodes: Set<String> = ["INVALID_REFRESH_TOKEN", "TOKEN_EXPIRED", "USER_DISABLED", "USER_NOT_FOUND"]
-
     public init(transport: any HTTPTransport, apiKey: String, emulatorBase: String?) {
         self.http = transport
         self.apiKey = apiKey

@@ -11,9 +11,6 @@ public struct SupabaseProvider: SignInProvider {
     public let projectURL: String
     public let apiKey: String
 
-    /// Error codes that mean the refresh token is dead: sign in again.
-    static let signInAgainCodes: Set<String> = ["refresh_token_not_found", "refresh_token_already_used", "session_not_found", "session_expired", "user_banned"]
-
     public init(transport: any HTTPTransport, projectURL: String, apiKey: String) {
         self.http = transport
         self.projectURL = projectURL.hasSuffix("/") ? String(projectURL.dropLast()) : projectURL

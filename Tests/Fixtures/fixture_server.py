@@ -1,0 +1,40 @@
+"""What vault's local test servers share: a JSON request handler and the start-up protocol.
+
+A server listens on 127.0.0.1 (a free port), writes STATE_DIR/server.json ({"port", ...}) once
+it listens, and stops when its stdin closes (PythonFixture.swift runs them that way).
+"""
+import json
+import os
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class JSONHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def reply(self, status, body=None, content_type="application/json", headers=()):
+        data = b"" if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        self.send_response(status)
+        if data:
+            self.send_header("Content-Type", content_type)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def serve(handler, info):
+    """Serves `handler` until stdin closes; `info` goes into server.json beside the port."""
+    state = sys.argv[1]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    with open(os.path.join(state, "server.json.tmp"), "w") as out:
+        json.dump(dict(info, port=server.server_port), out)
+    os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()
