@@ -46,6 +46,10 @@ let package = Package(
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),
 
+        // vaultctl's command table (CommandLine/): every command declared once; the parser and
+        // the help text are derived from it.
+        .target(name: "VaultCLI", dependencies: ["VaultCore"]),
+
         // Thin executables: parse arguments, call the libraries.
         .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore", "VaultStores", "VaultProtocol"]),
         .executableTarget(name: "vaultctl", dependencies: ["VaultClient", "VaultCore", "VaultProtocol"]),
@@ -68,6 +72,7 @@ let package = Package(
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "vault-store-tool"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["VaultCLI"]),
         .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultProtocol", "VaultCore", "vaultd"]),
         // Runs the built vaultd and vaultctl binaries.
         .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore"]),
