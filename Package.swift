@@ -46,13 +46,15 @@ let package = Package(
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),
 
-        // vaultctl's command table (CommandLine/): every command declared once; the parser and
-        // the help text are derived from it.
+        // vaultctl's command table (CommandLine/): every command declared once; the parser, the
+        // help text and the shell completions are derived from it.
         .target(name: "VaultCLI", dependencies: ["VaultCore"]),
 
         // Thin executables: parse arguments, call the libraries.
         .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore", "VaultStores", "VaultProtocol"]),
         .executableTarget(name: "vaultctl", dependencies: ["VaultClient", "VaultCore", "VaultProtocol"]),
+        // Prints one shell's completion script (scripts/generate-completions writes completions/).
+        .executableTarget(name: "vaultctl-completions", dependencies: ["VaultCLI"]),
 
         // Benchmark: the daemon's request round trip (scripts/bench runs it).
         .executableTarget(
