@@ -46,9 +46,15 @@ let package = Package(
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),
 
+        // vaultctl's command table (CommandLine/): every command declared once; the parser, the
+        // help text and the shell completions are derived from it.
+        .target(name: "VaultCLI", dependencies: ["VaultClient", "VaultCore"]),
+
         // Thin executables: parse arguments, call the libraries.
         .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore"]),
-        .executableTarget(name: "vaultctl", dependencies: ["VaultClient", "VaultCore"]),
+        .executableTarget(name: "vaultctl", dependencies: ["VaultCLI"]),
+        // Prints one shell's completion script (scripts/generate-completions writes completions/).
+        .executableTarget(name: "vaultctl-completions", dependencies: ["VaultCLI"]),
 
         // Benchmark: the daemon's request round trip (scripts/bench runs it).
         .executableTarget(
@@ -73,6 +79,7 @@ let package = Package(
         .testTarget(name: "VaultDaemonTests", dependencies: ["VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["VaultCLI", "VaultClient", "VaultCore"]),
         .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),

@@ -1,28 +1,158 @@
 # fish completion for vaultctl
-set -l commands get set add delete list status lock unlock passwd token login signup reset-password logout session doctor migrate version help
+# Generated from the command table (Sources/VaultCLI/CommandLine/CommandTable.swift) by
+# scripts/generate-completions: edit the table, not this file.
+
+# Prints how many positionals of the command typed so far come before the token being
+# completed, then that command (aliases resolved; a subcommand after its group and a
+# space; empty before one). The global --socket may come anywhere before --.
+function __vaultctl_state
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l command ''
+    set -l positionals 0
+    set -l ended 0
+    while set -q words[1]
+        set -l word $words[1]
+        set -e words[1]
+        if test $ended = 0; and string match -q -- '-?*' $word
+            if test $word = --; and test -n "$command"
+                set ended 1
+            else if contains -- $word --socket (__vaultctl_valued $command)
+                set -e words[1]
+            end
+        else if test -z "$command"
+            set command (__vaultctl_canonical $word)
+        else if contains -- $word (__vaultctl_subcommands $command)
+            set command (__vaultctl_canonical $command $word)
+        else
+            set positionals (math $positionals + 1)
+        end
+    end
+    echo $positionals
+    echo $command
+end
+
+# The command the words name, aliases resolved.
+function __vaultctl_canonical
+    switch "$argv"
+        case 'rm'
+            echo 'delete'
+        case 'ls'
+            echo 'list'
+        case '--version'
+            echo 'version'
+        case '--help' '-h'
+            echo 'help'
+        case '*'
+            echo "$argv"
+    end
+end
+
+# The options of a command that take a value.
+function __vaultctl_valued
+    switch "$argv"
+        case 'set'
+            printf '%s\n' --label --comment
+        case 'add'
+            printf '%s\n' --label --comment
+        case 'token'
+            printf '%s\n' --min-ttl --format --env-name
+        case 'login'
+            printf '%s\n' --token-endpoint --username --client-id --client-secret-file --scope --service --account --url --anon-key --api-key --email --min-password-length --revocation-endpoint --device-endpoint
+        case 'signup'
+            printf '%s\n' --token-endpoint --username --client-id --client-secret-file --scope --service --account --url --anon-key --api-key --email --min-password-length --revocation-endpoint --device-endpoint
+        case 'reset-password'
+            printf '%s\n' --url --anon-key --api-key --email
+        case 'session import'
+            printf '%s\n' --provider --url --anon-key --api-key --token-endpoint --client-id
+        case 'migrate'
+            printf '%s\n' --to
+    end
+end
+
+# A group's subcommands.
+function __vaultctl_subcommands
+    switch "$argv"
+        case 'session'
+            printf '%s\n' import
+    end
+end
+
+# Whether the command typed so far is one of $argv ('' before one).
+function __vaultctl_using
+    set -l state (__vaultctl_state)
+    contains -- "$state[2]" $argv
+end
+
+# Whether the token being completed is positional number $argv[1] (from 0) of one of the
+# commands $argv[2..].
+function __vaultctl_at
+    set -l state (__vaultctl_state)
+    test "$state[1]" = "$argv[1]"; and contains -- "$state[2]" $argv[2..-1]
+end
+
+# The vault's service names.
+function __vaultctl_services
+    VAULT_NO_AUTOSTART=1 vaultctl list 2>/dev/null | cut -f1 | sort -u
+end
+
 complete -c vaultctl -f
-complete -c vaultctl -l socket -r -F -d 'socket path'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a get -d 'print a secret'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a set -d 'store a secret from stdin or a prompt'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a add -d 'store a secret, failing if it exists'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a delete -d 'remove an item'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a list -d 'names and metadata, never secrets'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'daemon, store and lock state'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a lock -d 'drop keys from memory'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a unlock -d 'unlock the vault'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a passwd -d 'change the passphrase'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a version -d 'print the version'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a help -d 'show usage'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a token -d 'print a valid access token'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a login -d 'sign in and keep the session'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a session -d 'import a session'
-complete -c vaultctl -n "__fish_seen_subcommand_from token" -l format -x -a 'raw json env header exec-credential' -d 'output format'
-complete -c vaultctl -n "__fish_seen_subcommand_from token" -l min-ttl -x -d 'least validity'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a doctor -d 'check each store'
-complete -c vaultctl -n "not __fish_seen_subcommand_from $commands" -a migrate -d 'move every item to the other store'
-complete -c vaultctl -n "__fish_seen_subcommand_from migrate" -l to -x -a 'file secret-service' -d 'destination store'
-complete -c vaultctl -n "__fish_seen_subcommand_from get list status doctor migrate" -l json -d 'print JSON'
-complete -c vaultctl -n "__fish_seen_subcommand_from set add" -l label -r -d 'label'
-complete -c vaultctl -n "__fish_seen_subcommand_from set add" -l comment -r -d 'comment'
-complete -c vaultctl -n "__fish_seen_subcommand_from set add" -l raw -d 'keep stdin byte for byte'
-complete -c vaultctl -n "__fish_seen_subcommand_from get set delete list" -a "(env VAULT_NO_AUTOSTART=1 vaultctl list 2>/dev/null | cut -f1 | sort -u)"
+complete -c vaultctl -l socket -r -F -d 'vaultd\'s socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or /tmp/vault-UID/vault.sock)'
+complete -c vaultctl -l help -s h -d 'show help'
+complete -c vaultctl -n "__vaultctl_using ''" -l version -d 'print vaultctl\'s version'
+complete -c vaultctl -n "__vaultctl_using ''" -a get -d 'print the secret (--json: with its metadata)'
+complete -c vaultctl -n "__vaultctl_using ''" -a set -d 'store a secret read from stdin or a prompt'
+complete -c vaultctl -n "__vaultctl_using ''" -a add -d 'like set, but fail when the item exists'
+complete -c vaultctl -n "__vaultctl_using ''" -a delete -d 'remove an item'
+complete -c vaultctl -n "__vaultctl_using ''" -a rm -d 'remove an item'
+complete -c vaultctl -n "__vaultctl_using ''" -a list -d 'names and metadata, never secrets'
+complete -c vaultctl -n "__vaultctl_using ''" -a ls -d 'names and metadata, never secrets'
+complete -c vaultctl -n "__vaultctl_using ''" -a status -d 'daemon, store and lock state'
+complete -c vaultctl -n "__vaultctl_using ''" -a lock -d 'drop keys from vaultd\'s memory'
+complete -c vaultctl -n "__vaultctl_using ''" -a unlock -d 'unlock (prompt, or passphrase on stdin)'
+complete -c vaultctl -n "__vaultctl_using ''" -a passwd -d 'change the passphrase (prompts, or two lines on stdin)'
+complete -c vaultctl -n "__vaultctl_using ''" -a token -d 'print a valid access token, refreshed when needed'
+complete -c vaultctl -n "__vaultctl_using ''" -a login -d 'sign in and keep the session (password: prompt or stdin)'
+complete -c vaultctl -n "__vaultctl_using ''" -a signup -d 'sign up and keep the session; the password is asked twice'
+complete -c vaultctl -n "__vaultctl_using ''" -a reset-password -d 'ask the provider to email a password reset link'
+complete -c vaultctl -n "__vaultctl_using ''" -a logout -d 'sign out on the server, then remove the session'
+complete -c vaultctl -n "__vaultctl_using ''" -a session -d 'sessions obtained elsewhere (session import)'
+complete -c vaultctl -n "__vaultctl_using ''" -a doctor -d 'check each store; exit 0 only when the one in use works'
+complete -c vaultctl -n "__vaultctl_using ''" -a migrate -d 'move every item to the other store, verified'
+complete -c vaultctl -n "__vaultctl_using ''" -a version -d 'print vaultctl\'s version'
+complete -c vaultctl -n "__vaultctl_using ''" -a help -d 'this text, or one command\'s usage and options'
+complete -c vaultctl -n "__vaultctl_using 'session'" -a import -d 'adopt a session (JSON on stdin; options fill in what it lacks)'
+complete -c vaultctl -n "__vaultctl_using 'get'" -l json -d 'print the item with its metadata as JSON (secret, or secret_b64 for bytes that are not UTF-8)'
+complete -c vaultctl -n "__vaultctl_at 0 'get' 'set' 'add' 'delete' 'session import'" -x -a '(__vaultctl_services)' -d 'the item\'s service'
+complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l label -x -d 'a label for listings'
+complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l comment -x -d 'a comment kept with the item'
+complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l raw -d 'keep stdin byte for byte (by default one trailing newline is removed)'
+complete -c vaultctl -n "__vaultctl_using 'list'" -l json -d 'print the items as JSON'
+complete -c vaultctl -n "__vaultctl_at 0 'list'" -x -a '(__vaultctl_services)' -d 'only this service\'s items'
+complete -c vaultctl -n "__vaultctl_using 'status'" -l json -d 'print the status as JSON'
+complete -c vaultctl -n "__vaultctl_using 'token'" -l min-ttl -x -d 'refresh first when the token expires within this: 60, 90s, 5m (default 60s)'
+complete -c vaultctl -n "__vaultctl_using 'token'" -l format -x -a 'raw json env header exec-credential' -d 'raw (the default), json, env (export NAME=...), header (Authorization: ...) or exec-credential (kubectl)'
+complete -c vaultctl -n "__vaultctl_using 'token'" -l env-name -x -d 'the variable --format env sets (default ACCESS_TOKEN)'
+complete -c vaultctl -n "__vaultctl_at 0 'token' 'logout'" -x -a '(__vaultctl_services)' -d 'the session\'s service'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'session import'" -l token-endpoint -x -d 'OAuth 2.0: the token endpoint'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l username -x -d 'OAuth 2.0 password grant: the user'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'session import'" -l client-id -x -d 'OAuth 2.0: the client\'s id'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l client-secret-file -r -F -d 'OAuth 2.0: a file holding the client secret (never the command line)'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l scope -x -d 'OAuth 2.0: the scope to ask for'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l service -x -d 'the service to keep the session under (Supabase\'s default: the project\'s host)'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l account -x -d 'the session\'s account (default: the email, the user, or \'default\' with --device)'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'reset-password' 'session import'" -l url -x -d 'Supabase: the project\'s URL; Firebase: an emulator\'s URL'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'reset-password' 'session import'" -l anon-key -x -d 'Supabase: the project\'s anon key'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'reset-password' 'session import'" -l api-key -x -d 'Firebase: the Web API key'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'reset-password'" -l email -x -d 'Supabase, Firebase: the account\'s email'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l min-password-length -x -d 'refuse a shorter password before sending anything (default 6)'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l revocation-endpoint -x -d 'OAuth 2.0: where logout revokes the session (RFC 7009)'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l device-endpoint -x -d 'OAuth 2.0 with --device: the device authorization endpoint'
+complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l device -d 'OAuth 2.0: sign in with a code approved on another device (RFC 8628)'
+complete -c vaultctl -n "__vaultctl_at 0 'login'" -x -a 'oauth2 supabase firebase' -d 'who signs you in'
+complete -c vaultctl -n "__vaultctl_at 0 'signup'" -x -a 'supabase firebase' -d 'who signs you up'
+complete -c vaultctl -n "__vaultctl_at 0 'reset-password'" -x -a 'supabase firebase' -d 'who keeps the account'
+complete -c vaultctl -n "__vaultctl_using 'session import'" -l provider -x -a 'oauth2 supabase firebase' -d 'the provider, when the JSON does not say'
+complete -c vaultctl -n "__vaultctl_using 'doctor' 'migrate'" -l json -d 'print the report as JSON'
+complete -c vaultctl -n "__vaultctl_using 'migrate'" -l to -x -a 'file secret-service' -d 'the store to move to'
+complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token login signup reset-password logout session doctor migrate version help' -d 'the command to explain'

@@ -268,31 +268,31 @@ struct Commands {
         let (service, account) = (arguments.options["service"], arguments.options["account"])
         let provider: ProviderSettings
         let who: String
-        switch arguments.positionals[0] {
-        case "supabase":
+        switch try ProviderKind(name: arguments.positionals[0]) {
+        case .supabase:
             guard let url = arguments.options["url"], let key = arguments.options["anon-key"], let email = arguments.options["email"] else {
                 throw ParsedArguments.UsageError(message: "\(command) supabase needs --url URL --anon-key KEY --email EMAIL")
             }
             try Self.checkEmail(email)
             provider = .supabase(SupabaseSettings(projectURL: url, apiKey: key))
             who = email
-        case "firebase":
+        case .firebase:
             guard let key = arguments.options["api-key"], let email = arguments.options["email"], service != nil else {
                 throw ParsedArguments.UsageError(message: "\(command) firebase needs --api-key KEY --email EMAIL --service NAME (and --url for an emulator)")
             }
             try Self.checkEmail(email)
             provider = .firebase(FirebaseSettings(apiKey: key, emulatorURL: arguments.options["url"]))
             who = email
-        case "oauth2" where !signingUp && arguments.flags.contains("device"):
+        case .oauth2 where !signingUp && arguments.flags.contains("device"):
             return try deviceSignIn(arguments)
-        case "oauth2" where !signingUp:
+        case .oauth2 where !signingUp:
             guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"], service != nil else {
                 throw ParsedArguments.UsageError(message: "login oauth2 needs --token-endpoint URL --username NAME --service NAME")
             }
             provider = .oauth2(try Self.oauth2Settings(arguments, tokenEndpoint: endpoint))
             who = username
-        default:
-            throw ParsedArguments.UsageError(message: signingUp ? "signup supports: supabase, firebase" : "login supports: oauth2, supabase, firebase")
+        case .oauth2:
+            throw ParsedArguments.UsageError(message: "signup supports: supabase, firebase")
         }
         let minimum = Int(arguments.options["min-password-length"] ?? "6") ?? 6
         let password: SecretBytes
@@ -348,18 +348,18 @@ struct Commands {
         try arguments.expect(1...1, "PROVIDER (supabase or firebase)")
         guard let email = arguments.options["email"] else { throw ParsedArguments.UsageError(message: "reset-password needs --email EMAIL") }
         let provider: ProviderSettings
-        switch arguments.positionals[0] {
-        case "supabase":
+        switch try ProviderKind(name: arguments.positionals[0]) {
+        case .supabase:
             guard let url = arguments.options["url"], let key = arguments.options["anon-key"] else {
                 throw ParsedArguments.UsageError(message: "reset-password supabase needs --url URL --anon-key KEY --email EMAIL")
             }
             provider = .supabase(SupabaseSettings(projectURL: url, apiKey: key))
-        case "firebase":
+        case .firebase:
             guard let key = arguments.options["api-key"] else {
                 throw ParsedArguments.UsageError(message: "reset-password firebase needs --api-key KEY --email EMAIL (and --url for an emulator)")
             }
             provider = .firebase(FirebaseSettings(apiKey: key, emulatorURL: arguments.options["url"]))
-        default:
+        case .oauth2:
             throw ParsedArguments.UsageError(message: "reset-password supports: supabase, firebase")
         }
         try Self.checkEmail(email)

@@ -1,0 +1,16 @@
+/// One case per vaultctl command that runs: what `CommandParser` hands the executable, which
+/// switches over it to call the command's handler. The raw value is the command as typed, a
+/// subcommand after its group and a space ("session import").
+public enum CommandName: String, CaseIterable, Sendable {
+    case get, set, add, delete, list, status, lock, unlock, passwd, token
+    case login, signup
+    case resetPassword = "reset-password"
+    case logout
+    case sessionImport = "session import"
+    case doctor, migrate, version
+    /// Never returned in `Invocation.Action.run`: the parser answers `help` itself (`.help(text)`).
+    case help
+
+    /// The words that name it on the command line: ["session", "import"].
+    public var path: [String] { rawValue.split(separator: " ").map(String.init) }
+}

@@ -1,0 +1,123 @@
+/// Parses a command line (without the program's name) against a `CommandTable`.
+///
+/// The rules: the first word names the command (or an alias: `rm`, `ls`), a group's next word its
+/// subcommand (`session import`). Options are `--name value` or `--name=value`; a switch takes no
+/// value, and an option with choices takes one of them. `--` ends the options: every word after
+/// it is a positional, and so is a lone `-`. The table's global options (`--socket PATH`) may come
+/// anywhere before `--`, before or after the command; given twice, the last one wins, as for any
+/// option. The positionals must be as many as the command accepts, and one with choices one of
+/// them. `help`, `--help`, `-h`, `help COMMAND` and `COMMAND --help` (or `-h`) ask for help;
+/// `--version` is `version`. Anything else is a `UsageError`.
+public struct CommandParser: Sendable {
+    public var table: CommandTable
+
+    public init(table: CommandTable = .vaultctl) {
+        self.table = table
+    }
+
+    public func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var remaining = arguments[...]
+        var globals: [String: String] = [:]
+        // The command's words: a command, then a subcommand while it is a group.
+        var spec: CommandSpec?
+        while spec?.isGroup ?? true {
+            guard let word = remaining.popFirst() else {
+                guard let spec else { return Invocation(.usage(HelpFormatter(table: table).usage()), globalOptions: globals) }
+                throw groupError(spec)
+            }
+            if let (option, value) = try option(word, among: table.globalOptions, from: &remaining, in: spec) {
+                globals[option.name] = value
+                continue
+            }
+            if let group = spec {
+                if isHelpFlag(word) { return Invocation(.help(HelpFormatter(table: table).help(for: group)), globalOptions: globals) }
+                guard let subcommand = group.subcommand(named: word) else { throw groupError(group) }
+                spec = subcommand
+            } else {
+                guard let command = table.commands.first(where: { $0.isNamed(word) }) else {
+                    throw UsageError(message: "unknown command '\(word)'")
+                }
+                spec = command
+            }
+        }
+        guard let spec, let command = spec.command else { preconditionFailure("a spec that is not a group runs a command") }
+        let name = spec.displayName
+
+        var parsed = ParsedArguments()
+        var onlyPositionals = false
+        while let word = remaining.popFirst() {
+            if onlyPositionals || !word.hasPrefix("-") || word == "-" {
+                parsed.positionals.append(word)
+            } else if word == "--" {
+                onlyPositionals = true
+            } else if isHelpFlag(word) {
+                return Invocation(.help(HelpFormatter(table: table).help(for: spec)), globalOptions: globals)
+            } else if let (option, value) = try option(word, among: table.globalOptions, from: &remaining, in: spec) {
+                globals[option.name] = value
+            } else if let (option, value) = try option(word, among: spec.options, from: &remaining, in: spec) {
+                if let value { parsed.options[option.name] = value } else { parsed.flags.insert(option.name) }
+            } else {
+                throw UsageError(message: "unknown option '\(Self.optionName(word).map { "--" + $0 } ?? word)'", command: name)
+            }
+        }
+
+        do throws(UsageError) {
+            try parsed.expect(spec.positionalCount, spec.positionalDescription)
+        } catch {
+            throw error.within(command)
+        }
+        for (positional, value) in zip(spec.positionals, parsed.positionals) where !positional.choices.isEmpty && !positional.choices.contains(value) {
+            throw UsageError(message: "\(positional.name) must be \(CommandSpec.list(positional.choices, "or"))", command: name)
+        }
+        if command == .help {
+            return Invocation(.help(try help(topic: parsed.positionals)), globalOptions: globals)
+        }
+        return Invocation(.run(command, parsed), globalOptions: globals)
+    }
+
+    /// When `word` is one of `options` (`--name`, `--name=value`): the option, and its value
+    /// (taken from the next word when not inline), or nil for a switch. Nil when it is none of them.
+    private func option(_ word: String, among options: [OptionSpec], from remaining: inout ArraySlice<String>,
+                        in spec: CommandSpec?) throws(UsageError) -> (OptionSpec, String?)? {
+        guard let name = Self.optionName(word), let option = options.first(where: { $0.name == name }) else { return nil }
+        let inline = word.firstIndex(of: "=").map { String(word[word.index(after: $0)...]) }
+        guard option.takesValue else {
+            guard inline == nil else { throw UsageError(message: "--\(name) takes no value", command: spec?.displayName) }
+            return (option, nil)
+        }
+        guard let value = inline ?? remaining.popFirst() else {
+            throw UsageError(message: "--\(name) needs a value", command: spec?.displayName)
+        }
+        guard option.choices.isEmpty || option.choices.contains(value) else {
+            throw UsageError(message: "--\(name) must be \(CommandSpec.list(option.choices, "or"))", command: spec?.displayName)
+        }
+        return (option, value)
+    }
+
+    /// "label" for "--label" and "--label=x"; nil for a word that is not a long option.
+    private static func optionName(_ word: String) -> String? {
+        guard word.hasPrefix("--") else { return nil }
+        let name = word.dropFirst(2)
+        return String(name.prefix { $0 != "=" })
+    }
+
+    private func isHelpFlag(_ word: String) -> Bool { table.helpFlags.contains(word) }
+
+    /// "session: use 'vaultctl session import SERVICE ACCOUNT'".
+    private func groupError(_ group: CommandSpec) -> UsageError {
+        let uses = group.subcommands.map { subcommand in
+            "'" + ([table.program] + subcommand.path + subcommand.positionals.map(\.synopsis)).joined(separator: " ") + "'"
+        }
+        return UsageError(message: "use " + CommandSpec.list(uses, "or"), command: group.displayName)
+    }
+
+    /// `help`'s text for `help [COMMAND [SUBCOMMAND]]`.
+    private func help(topic: [String]) throws(UsageError) -> String {
+        let formatter = HelpFormatter(table: table)
+        guard !topic.isEmpty else { return formatter.usage() }
+        guard let spec = table.spec(path: topic) else {
+            throw UsageError(message: "unknown command '\(topic.joined(separator: " "))'")
+        }
+        return formatter.help(for: spec)
+    }
+}

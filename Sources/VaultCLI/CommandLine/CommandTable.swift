@@ -1,0 +1,325 @@
+// Every vaultctl command, declared once. `CommandParser` parses with it, `HelpFormatter` writes
+// the usage text and each command's help from it, and `CompletionScript` generates the bash, zsh
+// and fish completions from it (completions/ holds them, written by scripts/generate-completions;
+// a test fails when they differ from what the table generates).
+//
+// How the vaultctl executable uses it (main.swift):
+//
+//     let invocation: Invocation
+//     do {
+//         invocation = try CommandParser().parse(Array(CommandLine.arguments.dropFirst()))
+//     } catch {
+//         finish(.usage, error.description)      // "get: missing SERVICE ACCOUNT; run 'vaultctl help get'"
+//     }
+//     switch invocation.action {
+//     case .help(let text):                      // help, --help, -h, help COMMAND, COMMAND --help
+//         Output.write(Array(text.utf8))         // stdout, exit 0
+//     case .usage(let text):                     // no command at all
+//         Output.write(Array(text.utf8), to: 2)
+//         exit(ExitCode.usage.rawValue)
+//     case .run(let command, let arguments):
+//         let commands = Commands(session: VaultSession(socketPath: invocation.socketPath))
+//         do {
+//             switch command {
+//             case .get: try commands.get(arguments)
+//             case .set, .add: try commands.write(command == .set ? .set : .add, arguments)
+//             // ... one case per CommandName ...
+//             case .version: Output.line("vaultctl \(VaultVersion.string)")
+//             case .help: break                  // never: the parser answers help with .help(text)
+//             }
+//         } catch let error as UsageError {      // thrown by a handler, e.g. a bad --min-ttl
+//             finish(.usage, error.within(command).description)
+//         }
+//     }
+//
+// By then every option is one the command declares, a value is present exactly when the option
+// takes one and is one of its choices when it has some, the positionals are as many as the
+// command accepts and PROVIDER is one of its choices. Handlers read `arguments.options["label"]`
+// and `arguments.flags.contains("json")`, and check only what the table does not express (which
+// options a provider needs, a duration's form). A new option or command goes here, and nowhere
+// else; then run scripts/generate-completions.
+
+/// The commands of one program, their global options, and the closing lines of its usage text.
+public struct CommandTable: Sendable {
+    /// The program's name, as the usage text and the completion scripts call it.
+    public var program: String
+    /// The top-level commands, in the order of the usage text.
+    public var commands: [CommandSpec]
+    /// Options that may come anywhere before `--`, before or after the command (`--socket PATH`).
+    public var globalOptions: [OptionSpec]
+    /// The lines that close the usage text.
+    public var epilogue: String
+
+    public init(program: String, commands: [CommandSpec], globalOptions: [OptionSpec], epilogue: String) {
+        self.program = program
+        self.commands = commands
+        self.globalOptions = globalOptions
+        self.epilogue = epilogue
+    }
+
+    /// Every spec, groups and their subcommands included, in the order of the usage text.
+    public var allSpecs: [CommandSpec] {
+        commands.flatMap { [$0] + $0.subcommands }
+    }
+
+    /// The spec of a command that runs.
+    public func spec(_ command: CommandName) -> CommandSpec {
+        guard let spec = allSpecs.first(where: { $0.command == command }) else {
+            preconditionFailure("the command table has no '\(command.rawValue)'")
+        }
+        return spec
+    }
+
+    /// The help command's aliases that look like options (`--help`, `-h`): help for the command
+    /// they follow.
+    public var helpFlags: [String] { spec(.help).aliases.filter { $0.hasPrefix("-") } }
+
+    /// The spec named by words as typed, aliases allowed: ["rm"], ["session", "import"].
+    public func spec(path words: [String]) -> CommandSpec? {
+        guard let first = words.first, var spec = commands.first(where: { $0.isNamed(first) }) else { return nil }
+        for word in words.dropFirst() {
+            guard let subcommand = spec.subcommand(named: word) else { return nil }
+            spec = subcommand
+        }
+        return spec
+    }
+}
+
+extension CommandTable {
+    /// vaultctl's commands with exactly the options and positionals each accepts.
+    public static let vaultctl = CommandTable(
+        program: "vaultctl",
+        commands: [
+            CommandSpec(
+                .get, summary: "print the secret (--json: with its metadata)",
+                discussion: """
+                    Write the secret to stdout byte for byte, with a newline only when stdout is a terminal.
+                    """,
+                positionals: item,
+                options: [.flag("json", help: "print the item with its metadata as JSON (secret, or secret_b64 for bytes that are not UTF-8)")]),
+            CommandSpec(
+                .set, summary: "store a secret read from stdin or a prompt",
+                discussion: """
+                    Store the secret read from stdin (one trailing newline removed unless --raw), or from a
+                    prompt without echo on a terminal, replacing the item's secret when it exists.
+                    """,
+                positionals: item, options: itemMetadata),
+            CommandSpec(
+                .add, summary: "like set, but fail when the item exists",
+                discussion: """
+                    Like set, but fail with exit status 6 when the item exists.
+                    """,
+                positionals: item, options: itemMetadata),
+            CommandSpec(
+                .delete, aliases: ["rm"], summary: "remove an item",
+                discussion: """
+                    Remove the item.
+                    """,
+                positionals: item),
+            CommandSpec(
+                .list, aliases: ["ls"], summary: "names and metadata, never secrets",
+                discussion: """
+                    List services, accounts, labels, kinds, modification times and, for sign-in sessions, the
+                    provider, user and expiry; never secrets or tokens. A table on a terminal, tab-separated
+                    lines without a header otherwise.
+                    """,
+                positionals: [PositionalSpec("SERVICE", optional: true, completion: .services, help: "only this service's items")],
+                options: [.flag("json", help: "print the items as JSON")]),
+            CommandSpec(
+                .status, summary: "daemon, store and lock state",
+                discussion: """
+                    Show the daemon, the store in use and why, whether it is locked, and the sign-in sessions.
+                    """,
+                options: [.flag("json", help: "print the status as JSON")]),
+            CommandSpec(
+                .lock, summary: "drop keys from vaultd's memory",
+                discussion: """
+                    Make vaultd drop its keys from memory. With the Secret Service: lock its default
+                    collection, which other applications share.
+                    """),
+            CommandSpec(
+                .unlock, summary: "unlock (prompt, or passphrase on stdin)",
+                discussion: """
+                    Unlock the vault: a prompt without echo on a terminal, otherwise the first line of stdin.
+                    The first unlock of a new vault chooses its passphrase (asked twice on a terminal). With
+                    the Secret Service: ask it to unlock its collection (it may show its own prompt).
+                    """),
+            CommandSpec(
+                .passwd, summary: "change the passphrase (prompts, or two lines on stdin)",
+                discussion: """
+                    Change the passphrase: prompts on a terminal, otherwise two lines on stdin, the current
+                    passphrase and then the new one.
+                    """),
+            CommandSpec(
+                .token, summary: "print a valid access token, refreshed when needed",
+                discussion: """
+                    Print a valid access token of a sign-in session; vaultd refreshes the session first when
+                    the token expires within --min-ttl. Exit status 4 when the session needs a new sign-in.
+                    """,
+                positionals: [
+                    PositionalSpec("SERVICE", completion: .services, help: "the session's service"),
+                    PositionalSpec("ACCOUNT", optional: true, help: "the session's account, needed when SERVICE has more than one"),
+                ],
+                options: [
+                    OptionSpec("min-ttl", value: "DURATION", help: "refresh first when the token expires within this: 60, 90s, 5m (default 60s)"),
+                    OptionSpec("format", value: "FORMAT", choices: ["raw", "json", "env", "header", "exec-credential"],
+                               help: "raw (the default), json, env (export NAME=...), header (Authorization: ...) or exec-credential (kubectl)"),
+                    OptionSpec("env-name", value: "NAME", help: "the variable --format env sets (default ACCESS_TOKEN)"),
+                ]),
+            CommandSpec(
+                .login, summary: "sign in and keep the session (password: prompt or stdin)",
+                discussion: """
+                    Sign in and keep the session in the vault, for 'vaultctl token'. The password comes from a
+                    prompt without echo or the first line of stdin, a client secret from --client-secret-file:
+                    never from the command line. The email's form and the password's length are checked
+                    before anything is sent.
+                    """,
+                positionals: [PositionalSpec("PROVIDER", choices: ["oauth2", "supabase", "firebase"], help: "who signs you in")],
+                options: signIn,
+                forms: [
+                    UsageForm(["oauth2"], required: ["token-endpoint", "username", "service"],
+                              optional: ["client-id", "client-secret-file", "scope", "revocation-endpoint"]),
+                    UsageForm(["oauth2"], required: ["device", "device-endpoint", "token-endpoint", "service"],
+                              optional: ["client-id", "client-secret-file", "scope"],
+                              note: "sign in with a code approved on another device (RFC 8628)"),
+                    UsageForm(["supabase"], required: ["url", "anon-key", "email"], optional: ["service"]),
+                    UsageForm(["firebase"], required: ["api-key", "email", "service"], optional: ["url"]),
+                ]),
+            CommandSpec(
+                .signup, summary: "sign up and keep the session; the password is asked twice",
+                discussion: """
+                    Create the account with the provider, then keep the session like login. On a terminal the
+                    password is asked twice, and a weak one gets a warning. It takes login's options; those
+                    for OAuth 2.0 have no use here, since OAuth 2.0 has no standard sign-up.
+                    """,
+                positionals: [PositionalSpec("PROVIDER", choices: ["supabase", "firebase"], help: "who signs you up")],
+                options: signIn,
+                forms: [
+                    UsageForm(["supabase"], required: ["url", "anon-key", "email"], optional: ["service"]),
+                    UsageForm(["firebase"], required: ["api-key", "email", "service"], optional: ["url"]),
+                ]),
+            CommandSpec(
+                .resetPassword, summary: "ask the provider to email a password reset link",
+                discussion: """
+                    Ask Supabase Auth or Firebase to send a password reset email. No password is asked.
+                    """,
+                positionals: [PositionalSpec("PROVIDER", choices: ["supabase", "firebase"], help: "who keeps the account")],
+                options: [url, anonKey, apiKey, email],
+                forms: [
+                    UsageForm(["supabase"], required: ["url", "anon-key", "email"]),
+                    UsageForm(["firebase"], required: ["api-key", "email"], optional: ["url"]),
+                ]),
+            CommandSpec(
+                .logout, summary: "sign out on the server, then remove the session",
+                discussion: """
+                    Sign out on the server where the provider supports it (an OAuth 2.0 revocation endpoint,
+                    RFC 7009), then remove the session from the vault.
+                    """,
+                positionals: [
+                    PositionalSpec("SERVICE", completion: .services, help: "the session's service"),
+                    PositionalSpec("ACCOUNT", optional: true, help: "the session's account, needed when SERVICE has more than one"),
+                ]),
+            .group(
+                "session", summary: "sessions obtained elsewhere (session import)",
+                discussion: """
+                    Sign-in sessions obtained elsewhere.
+                    """,
+                subcommands: [
+                    CommandSpec(
+                        .sessionImport, summary: "adopt a session (JSON on stdin; options fill in what it lacks)",
+                        discussion: """
+                            Adopt a session obtained elsewhere, as JSON on stdin: an OAuth 2.0 token response with
+                            token_endpoint (and client_id), or a Supabase or Firebase session. The options fill in
+                            what the JSON lacks, such as --provider supabase --url URL --anon-key KEY for
+                            supabase-js's session object.
+                            """,
+                        positionals: item,
+                        options: [
+                            OptionSpec("provider", value: "PROVIDER", choices: ["oauth2", "supabase", "firebase"],
+                                       help: "the provider, when the JSON does not say"),
+                            url, anonKey, apiKey, tokenEndpoint, clientID,
+                        ]),
+                ]),
+            CommandSpec(
+                .doctor, summary: "check each store; exit 0 only when the one in use works",
+                discussion: """
+                    Check each store: the session bus, the Secret Service, its default collection, a probe
+                    write, read and delete; the file store's path, permissions and passphrase source. Exit
+                    status 0 only when the store in use works.
+                    """,
+                options: [.flag("json", help: "print the report as JSON")]),
+            CommandSpec(
+                .migrate, summary: "move every item to the other store, verified",
+                discussion: """
+                    Move every item to the other store: copy, read each back, and only then remove the
+                    originals. An item the destination already holds with a different secret is kept on both
+                    sides (exit status 6). Interrupted, nothing is lost; run it again to finish. The file
+                    store's passphrase is asked (or read from stdin) when it is needed.
+                    """,
+                options: [
+                    OptionSpec("to", value: "STORE", choices: ["file", "secret-service"], help: "the store to move to"),
+                    .flag("json", help: "print the report as JSON"),
+                ],
+                forms: [UsageForm([], required: ["to"], optional: ["json"])]),
+            CommandSpec(
+                .version, aliases: ["--version"], summary: "print vaultctl's version",
+                discussion: """
+                    Print vaultctl's version.
+                    """),
+            CommandSpec(
+                .help, aliases: ["--help", "-h"], summary: "this text, or one command's usage and options",
+                discussion: """
+                    Show the usage of every command, or of one with all its options. 'vaultctl COMMAND --help'
+                    (or -h) does the same.
+                    """,
+                positionals: [
+                    PositionalSpec("COMMAND", optional: true, completion: .commands, help: "the command to explain"),
+                    PositionalSpec("SUBCOMMAND", optional: true, help: "a group's subcommand: 'help session import'"),
+                ]),
+        ],
+        globalOptions: [
+            OptionSpec("socket", value: "PATH", completion: .files,
+                       help: "vaultd's socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or /tmp/vault-UID/vault.sock)"),
+        ],
+        epilogue: """
+            'vaultctl help COMMAND' lists a command's options.
+            Secrets are never taken from the command line. Exit codes: 0 ok, 1 error, 2 usage,
+            3 not found, 4 locked or sign-in required, 5 vault unavailable, 6 duplicate.
+            """)
+
+    // Arguments and options several commands share.
+
+    private static let item = [
+        PositionalSpec("SERVICE", completion: .services, help: "the item's service"),
+        PositionalSpec("ACCOUNT", help: "the item's account"),
+    ]
+
+    private static let itemMetadata = [
+        OptionSpec("label", value: "LABEL", help: "a label for listings"),
+        OptionSpec("comment", value: "TEXT", help: "a comment kept with the item"),
+        .flag("raw", help: "keep stdin byte for byte (by default one trailing newline is removed)"),
+    ]
+
+    private static let url = OptionSpec("url", value: "URL", help: "Supabase: the project's URL; Firebase: an emulator's URL")
+    private static let anonKey = OptionSpec("anon-key", value: "KEY", help: "Supabase: the project's anon key")
+    private static let apiKey = OptionSpec("api-key", value: "KEY", help: "Firebase: the Web API key")
+    private static let email = OptionSpec("email", value: "EMAIL", help: "Supabase, Firebase: the account's email")
+    private static let tokenEndpoint = OptionSpec("token-endpoint", value: "URL", help: "OAuth 2.0: the token endpoint")
+    private static let clientID = OptionSpec("client-id", value: "ID", help: "OAuth 2.0: the client's id")
+
+    /// login's and signup's options.
+    private static let signIn = [
+        tokenEndpoint,
+        OptionSpec("username", value: "NAME", help: "OAuth 2.0 password grant: the user"),
+        clientID,
+        OptionSpec("client-secret-file", value: "FILE", completion: .files, help: "OAuth 2.0: a file holding the client secret (never the command line)"),
+        OptionSpec("scope", value: "SCOPE", help: "OAuth 2.0: the scope to ask for"),
+        OptionSpec("service", value: "NAME", help: "the service to keep the session under (Supabase's default: the project's host)"),
+        OptionSpec("account", value: "NAME", help: "the session's account (default: the email, the user, or 'default' with --device)"),
+        url, anonKey, apiKey, email,
+        OptionSpec("min-password-length", value: "N", help: "refuse a shorter password before sending anything (default 6)"),
+        OptionSpec("revocation-endpoint", value: "URL", help: "OAuth 2.0: where logout revokes the session (RFC 7009)"),
+        OptionSpec("device-endpoint", value: "URL", help: "OAuth 2.0 with --device: the device authorization endpoint"),
+        .flag("device", help: "OAuth 2.0: sign in with a code approved on another device (RFC 8628)"),
+    ]
+}

@@ -1,0 +1,27 @@
+/// One positional argument of a command, such as SERVICE or the PROVIDER of `login`.
+public struct PositionalSpec: Sendable, Equatable {
+    /// The placeholder in help: "SERVICE".
+    public var name: String
+    /// Optional ones come after the required ones: `token SERVICE [ACCOUNT]`.
+    public var isOptional: Bool
+    /// The only values accepted, when there is a fixed set (`login oauth2|supabase|firebase`).
+    public var choices: [String]
+    /// What the shells complete when there are no fixed choices.
+    public var completion: ValueCompletion
+    /// One line for `vaultctl help COMMAND`.
+    public var help: String
+
+    public init(_ name: String, optional: Bool = false, choices: [String] = [], completion: ValueCompletion = .nothing, help: String) {
+        self.name = name
+        self.isOptional = optional
+        self.choices = choices
+        self.completion = completion
+        self.help = help
+    }
+
+    /// "SERVICE", "[ACCOUNT]", "oauth2|supabase|firebase".
+    public var synopsis: String {
+        let word = choices.isEmpty ? name : choices.joined(separator: "|")
+        return isOptional ? "[\(word)]" : word
+    }
+}
