@@ -20,6 +20,7 @@ _vaultctl_command() {
         set|add) options="--label= --comment= --raw" ;;
         delete|rm) command=delete ;;
         list|ls) command=list options="--json" ;;
+        passwd) options="--rewrap-only" ;;
         token) options="--min-ttl= --format= --env-name=" ;;
         login|signup) options="--token-endpoint= --username= --client-id= --client-secret-file= --scope= --service= --account= --url= --anon-key= --api-key= --email= --min-password-length= --revocation-endpoint= --device-endpoint= --device" ;;
         reset-password) options="--url= --anon-key= --api-key= --email=" ;;

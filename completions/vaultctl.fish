@@ -130,6 +130,7 @@ complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l raw -d 'keep stdin byt
 complete -c vaultctl -n "__vaultctl_using 'list'" -l json -d 'print the items as JSON'
 complete -c vaultctl -n "__vaultctl_at 0 'list'" -x -a '(__vaultctl_services)' -d 'only this service\'s items'
 complete -c vaultctl -n "__vaultctl_using 'status'" -l json -d 'print the status as JSON'
+complete -c vaultctl -n "__vaultctl_using 'passwd'" -l rewrap-only -d 'keep the data key and only re-wrap it (fast; not for a passphrase that leaked)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l min-ttl -x -d 'refresh first when the token expires within this: 60, 90s, 5m (default 60s)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l format -x -a 'raw json env header exec-credential' -d 'raw (the default), json, env (export NAME=...), header (Authorization: ...) or exec-credential (kubectl)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l env-name -x -d 'the variable --format env sets (default ACCESS_TOKEN)'

@@ -68,8 +68,8 @@ public final class VaultClient: @unchecked Sendable {
         try await run { try $0.unlock(passphrase: passphrase) }
     }
 
-    public func changePassphrase(current: SecretBytes, new: SecretBytes) async throws {
-        try await run { try $0.changePassphrase(current: current, new: new) }
+    public func changePassphrase(current: SecretBytes, new: SecretBytes, rekey: Bool = true) async throws {
+        try await run { try $0.changePassphrase(current: current, new: new, rekey: rekey) }
     }
 
     public func migrate(to destination: StoreKind, passphrase: SecretBytes? = nil) async throws -> MigrationReport {

@@ -15,7 +15,7 @@ import VaultCLI
         (.status, [], ["json"], 0...0),
         (.lock, [], [], 0...0),
         (.unlock, [], [], 0...0),
-        (.passwd, [], [], 0...0),
+        (.passwd, [], ["rewrap-only"], 0...0),
         (.token, ["min-ttl", "format", "env-name"], [], 1...2),
         (.login, signIn, ["device"], 1...1),
         (.signup, signIn, ["device"], 1...1),

@@ -58,7 +58,7 @@ import VaultCore
         #expect(!store.exists)
     }
 
-    @Test func changingThePassphraseRewrapsTheKeyAndKeepsItems() throws {
+    @Test func changingThePassphraseReKeysAndKeepsItems() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("vault.db")
         let store = fastStore(path)
@@ -70,7 +70,7 @@ import VaultCore
             try store.changePassphrase(current: SecretBytes(utf8: "wrong"), new: newPassphrase)
         }
         try store.changePassphrase(current: testPassphrase, new: newPassphrase, parameters: Scrypt.Parameters(log2N: 15, r: 8, p: 1))
-        // The open store keeps working: the data key did not change.
+        // The store that changed it keeps working, under the new data key.
         #expect(try store.get(key("svc", "acct")).secret == SecretBytes(utf8: "still here"))
 
         #expect(throws: VaultError.wrongPassphrase) { try fastStore(path).unlock(passphrase: testPassphrase) }
@@ -78,6 +78,31 @@ import VaultCore
         try reopened.unlock(passphrase: newPassphrase)
         #expect(try reopened.get(key("svc", "acct")).secret == SecretBytes(utf8: "still here"))
         #expect(try VaultFile.decodeEnvelope(readBytes(path), path: path).keyBlock.parameters.log2N == 15)
+    }
+
+    /// Another process (here: another store on the same file) re-keys the vault: this one's key no
+    /// longer opens the file. It locks and says why, instead of calling the file tampered, and
+    /// writes nothing.
+    @Test func aReKeyElsewhereLocksThisStoreWithAReason() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db")
+        let here = fastStore(path), elsewhere = fastStore(path)
+        try here.unlock(passphrase: testPassphrase)
+        try here.set(key("svc", "acct"), secret: SecretBytes(utf8: "kept"), changes: ItemChanges())
+        try elsewhere.unlock(passphrase: testPassphrase)
+        let newPassphrase = SecretBytes(utf8: "changed elsewhere")
+        try elsewhere.changePassphrase(current: testPassphrase, new: newPassphrase, rekey: true)
+        let after = readBytes(path)
+        #expect { try here.set(key("svc", "other"), secret: SecretBytes(utf8: "x"), changes: ItemChanges()) } throws: {
+            ($0 as? VaultError)?.code == .locked && "\($0)".contains("passphrase was changed by another program")
+        }
+        #expect(readBytes(path) == after)
+        #expect(here.status().isLocked)
+        try here.unlock(passphrase: newPassphrase)
+        #expect(try here.get(key("svc", "acct")).secret == SecretBytes(utf8: "kept"))
+        // A re-wrap elsewhere keeps the data key: this store just reloads and carries on.
+        try elsewhere.changePassphrase(current: newPassphrase, new: testPassphrase, rekey: false)
+        #expect(try here.get(key("svc", "acct")).secret == SecretBytes(utf8: "kept"))
     }
 
     @Test func theDefaultCostIsWrittenToNewVaults() throws {

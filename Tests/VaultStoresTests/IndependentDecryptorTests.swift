@@ -39,4 +39,38 @@ import VaultStores
         let refused = try run([python, Self.packageRoot + "/scripts/decrypt-vault.py", path, wrong])
         #expect(refused.status == 1 && refused.stderr.contains("wrong passphrase"))
     }
+
+    /// The attack a passphrase change must defeat: an old copy of the file plus the old
+    /// passphrase give the old data key; with it, try to read what was written after the change.
+    @Test func anOldCopyAndTheOldPassphraseDecryptNothingWrittenAfterAChange() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db"), oldCopy = directory.file("old-copy.db")
+        let store = fastStore(path)
+        try store.unlock(passphrase: testPassphrase)
+        try store.set(key("before", "change"), secret: SecretBytes(utf8: "old secret"), changes: ItemChanges())
+        writeBytes(readBytes(path), to: oldCopy)
+        let newPassphrase = SecretBytes(utf8: "a new passphrase")
+        try store.changePassphrase(current: testPassphrase, new: newPassphrase, rekey: true)
+        try store.set(key("after", "change"), secret: SecretBytes(utf8: "NEW-SECRET-MARKER"), changes: ItemChanges())
+
+        let python = Self.packageRoot + "/.venv/bin/python", script = Self.packageRoot + "/scripts/decrypt-vault.py"
+        let attempt = try run([python, script, path, passphraseFile(in: directory), "--key-from", oldCopy])
+        #expect(attempt.status == 1 && attempt.stderr.contains("file MAC does not verify"), "\(attempt.stderr)")
+        #expect(!attempt.text.contains(Array("NEW-SECRET-MARKER".utf8).map { String(format: "%02x", $0) }.joined()))
+        // The old copy itself still opens with the old passphrase (it is what it was), and the
+        // current file opens with the new one and holds both items.
+        #expect(try run([python, script, oldCopy, passphraseFile(in: directory)]).status == 0)
+        let newFile = directory.file("new-passphrase")
+        writeBytes(Array("a new passphrase".utf8), to: newFile)
+        let current = try run([python, script, path, newFile])
+        #expect(current.status == 0 && current.text.contains("\"before\"") && current.text.contains("\"after\""), "\(current.stderr)")
+
+        // Re-wrapping only (the documented fast path) keeps the data key, so the same attempt
+        // then succeeds: re-keying is what closes that door.
+        writeBytes(readBytes(path), to: oldCopy)
+        try store.changePassphrase(current: newPassphrase, new: testPassphrase, rekey: false)
+        try store.set(key("after", "rewrap"), secret: SecretBytes(utf8: "x"), changes: ItemChanges())
+        let rewrapped = try run([python, script, path, newFile, "--key-from", oldCopy])
+        #expect(rewrapped.status == 0 && rewrapped.text.contains("\"rewrap\""), "\(rewrapped.stderr)")
+    }
 }

@@ -22,11 +22,20 @@ import VaultStores
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32.random(in: 60_000...400_000))
+            // Kill at a random moment, but only once this round has acknowledged a write to every
+            // item: on a loaded machine a fixed delay could pass before the writer wrote anything.
+            var seen = Data()
+            while seen.filter({ $0 == 10 }).count < 25 {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                seen.append(chunk)
+            }
+            usleep(UInt32.random(in: 0...150_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
-            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            seen.append(output.fileHandleForReading.readDataToEndOfFile())
+            let lines = String(decoding: seen, as: UTF8.self).split(separator: "\n")
             for line in lines where line.hasPrefix("ok ") {
                 let index = Int(line.dropFirst(3))!
                 guaranteed["item-\(index % 25)"] = index

@@ -148,8 +148,12 @@ extension CommandTable {
                 .passwd, summary: "change the passphrase (prompts, or two lines on stdin)",
                 discussion: """
                     Change the passphrase: prompts on a terminal, otherwise two lines on stdin, the current
-                    passphrase and then the new one.
-                    """),
+                    passphrase and then the new one. The vault gets a new key and every item is re-encrypted,
+                    so an old copy of the file and the old passphrase decrypt nothing written afterwards.
+                    """,
+                options: [
+                    .flag("rewrap-only", help: "keep the data key and only re-wrap it (fast; not for a passphrase that leaked)"),
+                ]),
             CommandSpec(
                 .token, summary: "print a valid access token, refreshed when needed",
                 discussion: """

@@ -84,7 +84,7 @@ extension Commands {
             (current, new) = (first, second)
         }
         if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
-        try vault.changePassphrase(current: current, new: new)
+        try vault.changePassphrase(current: current, new: new, rekey: !arguments.flags.contains("rewrap-only"))
     }
 
     func migrate(_ arguments: ParsedArguments) throws {

@@ -51,8 +51,11 @@ extension VaultConnection {
         _ = try perform(.unlock(UnlockRequest(passphrase: passphrase)))
     }
 
-    public func changePassphrase(current: SecretBytes, new: SecretBytes) throws(VaultClientError) {
-        _ = try perform(.changePassphrase(PassphraseChange(current: current, new: new)))
+    /// Changes the file store's passphrase. `rekey` (the default): a new data key, every item
+    /// re-encrypted; false: the data key only re-wrapped (an old copy of the file opens with the
+    /// old passphrase and decrypts what is written later).
+    public func changePassphrase(current: SecretBytes, new: SecretBytes, rekey: Bool = true) throws(VaultClientError) {
+        _ = try perform(.changePassphrase(PassphraseChange(current: current, new: new, rekey: rekey)))
     }
 
     /// Moves every item to `destination`. Fails with `.passphraseRequired` (or

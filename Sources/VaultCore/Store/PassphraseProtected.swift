@@ -4,6 +4,8 @@
 public protocol PassphraseProtected: VaultStore {
     /// False until the first unlock creates the store's data.
     var exists: Bool { get }
-    /// Re-wraps the data key under `new`; `current` must be right. Items are not re-encrypted.
-    func changePassphrase(current: SecretBytes, new: SecretBytes) throws
+    /// Changes the passphrase; `current` must be right. `rekey`: a new data key and every item
+    /// re-encrypted under it (what protects items written later from a leaked old passphrase);
+    /// otherwise the data key is only re-wrapped under `new`.
+    func changePassphrase(current: SecretBytes, new: SecretBytes, rekey: Bool) throws
 }

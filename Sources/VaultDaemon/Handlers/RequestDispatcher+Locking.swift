@@ -27,9 +27,9 @@ extension RequestDispatcher {
             guard let protected = store as? any PassphraseProtected else {
                 throw VaultError.invalidInput("the \(store.kind.rawValue) store has no passphrase of vault's to change")
             }
-            try protected.changePassphrase(current: change.current, new: change.new)
+            try protected.changePassphrase(current: change.current, new: change.new, rekey: change.rekey)
         }
-        logger.info("passphrase changed")
+        logger.info(change.rekey ? "passphrase changed; the vault has a new key and every item was re-encrypted" : "passphrase changed (the data key was re-wrapped, not replaced)")
         return ResultBody()
     }
 }

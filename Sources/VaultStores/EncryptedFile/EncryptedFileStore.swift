@@ -77,14 +77,17 @@ public final class EncryptedFileStore: PassphraseProtected {
         state.withLock { $0 = nil }
     }
 
-    public func changePassphrase(current: SecretBytes, new: SecretBytes) throws {
-        try changePassphrase(current: current, new: new, parameters: nil)
+    public func changePassphrase(current: SecretBytes, new: SecretBytes, rekey: Bool) throws {
+        try changePassphrase(current: current, new: new, parameters: nil, rekey: rekey)
     }
 
-    /// Re-wraps the data key under `new`; items are not re-encrypted. `parameters` may raise the
-    /// scrypt cost. Works whether or not the store is unlocked; fails with `.wrongPassphrase`
-    /// (changing nothing) when `current` is wrong.
-    public func changePassphrase(current: SecretBytes, new: SecretBytes, parameters: Scrypt.Parameters?) throws {
+    /// Changes the passphrase. With `rekey` (the default) a new random data key replaces the old
+    /// one and every item is re-encrypted under it, in one atomic write: whoever holds an old copy
+    /// of the file and the old passphrase can decrypt nothing written after the change. Without
+    /// it the data key is only re-wrapped under `new` (fast; for raising the scrypt cost, not for a
+    /// passphrase that leaked). `parameters` may raise the scrypt cost. Works whether or not the
+    /// store is unlocked; fails with `.wrongPassphrase` (changing nothing) when `current` is wrong.
+    public func changePassphrase(current: SecretBytes, new: SecretBytes, parameters: Scrypt.Parameters? = nil, rekey: Bool = true) throws {
         if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
         try prepareDirectory()
         try state.withLock { openState in
@@ -93,6 +96,7 @@ public final class EncryptedFileStore: PassphraseProtected {
                     throw VaultError.unavailable("there is no vault at \(path) yet: it is created by the first unlock")
                 }
                 var vault = try open(passphrase: current)
+                if rekey { try reencrypt(&vault) }
                 let newBlock = try VaultKeyBlock.wrapping(
                     dataKey: vault.dataKey, passphrase: new, parameters: parameters ?? vault.keyBlock.parameters,
                     vaultID: vault.keyBlock.vaultID)
@@ -101,6 +105,25 @@ public final class EncryptedFileStore: PassphraseProtected {
                 if openState != nil { openState = vault }
             }
         }
+    }
+
+    /// Replaces the data key with a fresh one and re-seals every item under it (fresh nonces;
+    /// item ids kept). Items that fail to authenticate stop it: nothing is written.
+    private func reencrypt(_ vault: inout OpenVault) throws {
+        let newKey = try SecureRandom.secretBytes(AESGCM.keySize)
+        var table = ItemTable<SealedRecord>()
+        for entry in vault.table.entries.values {
+            let secret: SecretBytes
+            do {
+                secret = try entry.payload.openSecret(vaultID: vault.keyBlock.vaultID, key: vault.dataKey)
+            } catch CryptoError.authenticationFailed {
+                throw VaultError.tamperedVault(path: path, detail: "the secret of \(entry.info.key) does not authenticate; the passphrase was not changed")
+            }
+            let record = try SealedRecord.seal(info: entry.info, secret: secret, itemID: entry.payload.itemID, vaultID: vault.keyBlock.vaultID, key: newKey)
+            table.restore(entry.info, payload: record)
+        }
+        vault.table = table
+        vault.dataKey = newKey
     }
 
     // MARK: Items
@@ -148,21 +171,36 @@ public final class EncryptedFileStore: PassphraseProtected {
 
     private func withOpenVault<R: Sendable>(_ body: (OpenVault) throws -> R) throws -> R {
         try state.withLock { openState in
-            guard var vault = openState else { throw lockedError }
-            try refreshIfReplaced(&vault)
-            openState = vault
+            let vault = try current(&openState)
             return try body(vault)
         }
+    }
+
+    /// The open vault, reloaded first when another process replaced the file. When that process
+    /// re-keyed it (a passphrase change), the key held here no longer opens it: the store locks
+    /// and says so, rather than calling the file tampered.
+    private func current(_ openState: inout OpenVault?) throws -> OpenVault {
+        guard var vault = openState else { throw lockedError }
+        do {
+            try refreshIfReplaced(&vault)
+        } catch let error as VaultError {
+            if case .tamperedVault = error, let keyBlock = try? VaultFile.decodeEnvelope(readFile().0, path: path).keyBlock,
+               keyBlock.vaultID == vault.keyBlock.vaultID, keyBlock.wrappedKey != vault.keyBlock.wrappedKey {
+                openState = nil
+                throw VaultError.locked("the vault's passphrase was changed by another program, which gave it a new key; run 'vaultctl unlock' with the new passphrase")
+            }
+            throw error
+        }
+        openState = vault
+        return vault
     }
 
     /// Runs a change under the inter-process lock against the newest file, then writes it out.
     /// The in-memory state changes only after the new file is durably in place.
     private func mutate<R: Sendable>(_ body: (inout ItemTable<SealedRecord>, OpenVault) throws -> R) throws -> R {
         try state.withLock { openState in
-            guard var vault = openState else { throw lockedError }
             return try fileLock.withLock(vaultPath: path) {
-                try refreshIfReplaced(&vault)
-                openState = vault
+                let vault = try current(&openState)
                 var updated = vault
                 let result = try body(&updated.table, vault)
                 try persist(&updated)
