@@ -1,5 +1,5 @@
 import VaultCore
-import VaultProtocol
+internal import VaultProtocol
 
 /// Every operation vaultd answers, with the client's own models. Each throws `VaultClientError`.
 extension VaultConnection {

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import VaultCore
-import VaultProtocol
+internal import VaultProtocol
 
 /// A blocking connection to vaultd: one request, one response, in order, connecting (and
 /// starting vaultd) on first use. Its operations are in `VaultConnection+Operations.swift`. Used

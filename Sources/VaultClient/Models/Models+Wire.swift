@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import VaultCore
-import VaultProtocol
+internal import VaultProtocol
 
 // The one place the client's models and the wire's bodies are converted, both ways: answers
 // become models, and models encode as the documented JSON (`vaultctl … --json`) through the
