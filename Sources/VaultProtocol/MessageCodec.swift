@@ -12,20 +12,41 @@ public enum MessageCodec {
     /// The largest response line a client accepts.
     public static let maxResponseBytes = 4 * 1024 * 1024
 
+    /// The line (with its newline) for `value`. Secrets are spliced in after `JSONEncoder` ran
+    /// (`SecretSplice`), into one buffer of exactly the line's size: the caller wipes it after
+    /// sending, and no other copy of a secret was made.
     public static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        encodedLine(value) ?? encodingFailed
+    }
+
+    /// `encode`, or nil when `value` cannot be encoded (for output that is not a response).
+    public static func encodedLine<T: Encodable>(_ value: T) -> [UInt8]? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let splice = SecretSplice()
+        encoder.userInfo[SecretSplice.userInfoKey] = splice
         // Encoding these plain structs cannot fail; a failure would be a programming error.
-        var bytes = Array((try? encoder.encode(value)) ?? Data(#"{"ok":false,"error":{"code":"internal","message":"encoding failed"}}"#.utf8))
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        guard let encoded = try? Array(encoder.encode(value)) else { return nil }
+        if splice.isEmpty { return encoded + [UInt8(ascii: "\n")] }
+        return splice.splice(encoded)
+    }
+
+    private static var encodingFailed: [UInt8] {
+        Array(#"{"error":{"code":"internal","message":"encoding failed"},"id":null,"ok":false}"#.utf8) + [UInt8(ascii: "\n")]
     }
 
     /// Decodes one line, turning JSON and type errors into `VaultError.invalidInput` that names
-    /// the field, so a client learns what to fix.
-    public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {
+    /// the field, so a client learns what to fix. For requests and responses, the secret fields
+    /// are first read into `SecretBytes` and blanked in `line` (`SecretFields`), which therefore
+    /// holds no secret afterwards; the caller still wipes it (a nested or malformed field may).
+    public static func decode<T: Decodable>(_ type: T.Type, from line: inout [UInt8]) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: Data(line))
+            let decoder = JSONDecoder()
+            if let carrier = T.self as? SecretCarrying.Type {
+                decoder.userInfo[SecretFields.userInfoKey] = try SecretFields.extract(
+                    from: &line, path: carrier.secretPath, keys: carrier.secretKeys)
+            }
+            return try decoder.decode(type, from: Data(line))
         } catch let error as DecodingError {
             throw VaultError.invalidInput(describe(error))
         } catch let error as VaultError {
@@ -34,6 +55,13 @@ public enum MessageCodec {
         } catch {
             throw VaultError.invalidInput("malformed JSON")
         }
+    }
+
+    /// Decodes a copy of `line`, wiped afterwards; `line` itself is the caller's to wipe.
+    public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {
+        var copy = line
+        defer { copy.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        return try decode(type, from: &copy)
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -1,8 +1,12 @@
 /// One response line: `{"id":…,"ok":true,"result":{…}}` or `{"error":{…},"id":…,"ok":false}`,
 /// in the order of the requests. A response is a result or an error, never both, never neither.
-public struct ResponseLine: Codable, Sendable {
+public struct ResponseLine: Codable, Sendable, SecretCarrying {
     public var id: RequestID
     public var response: Response
+
+    /// The one object of a response that may carry a secret: the item `get` returns.
+    static let secretPath = ["result", "item"]
+    static let secretKeys: Set<String> = ["secret", "secret_b64"]
 
     enum CodingKeys: String, CodingKey { case id, ok, result, error }
 

@@ -1,37 +1,39 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import VaultCore
 
-/// How secrets travel: `secret` when the bytes are valid UTF-8, `secret_b64` otherwise.
-public enum WireSecret {
-    public static func encode(_ secret: SecretBytes) -> (text: String?, base64: String?) {
-        if let text = secret.utf8String { return (text, nil) }
-        return (nil, secret.withUnsafeBytes { Data($0).base64EncodedString() })
-    }
-
-    /// A passphrase or password as the text field it travels in. Bytes that are not UTF-8 become
-    /// U+FFFD: these fields are text by definition (they are typed).
-    public static func text(_ secret: SecretBytes) -> String {
-        secret.utf8String ?? String(decoding: secret.unprotectedBytes, as: UTF8.self)
+/// How secrets travel: `secret` when the bytes are valid UTF-8, `secret_b64` otherwise. Both
+/// ways go between the line and `SecretBytes` directly (`SecretFields`, `SecretSplice`).
+enum WireSecret {
+    /// Encodes `secret` under `text` when it is UTF-8, else as base64 under `base64`.
+    static func encode<Key: CodingKey>(
+        _ secret: SecretBytes, text: Key, base64: Key, in container: inout KeyedEncodingContainer<Key>, encoder: Encoder
+    ) throws {
+        if secret.withUnsafeBytes(UTF8Validation.isValid) {
+            try container.encodeSecret(secret, as: .text, forKey: text, in: encoder)
+        } else {
+            try container.encodeSecret(secret, as: .base64, forKey: base64, in: encoder)
+        }
     }
 
     /// Reads `text` or `base64` (exactly one); throws `VaultError.invalidInput` naming `field`.
-    public static func decode(text: String?, base64: String?, field: String) throws -> SecretBytes? {
+    static func decode(text: SecretBytes?, base64: SecretBytes?, field: String) throws -> SecretBytes? {
         switch (text, base64) {
         case (nil, nil):
             return nil
         case (let text?, nil):
-            return SecretBytes(utf8: text)
+            return text
         case (nil, let base64?):
-            guard let data = Data(base64Encoded: base64) else {
+            guard let bytes = Base64Bytes.decode(base64) else {
                 throw VaultError.invalidInput("\(field)_b64 is not valid base64")
             }
-            return data.withUnsafeBytes { SecretBytes(copying: $0) }
+            return bytes
         case (_?, _?):
             throw VaultError.invalidInput("give either \(field) or \(field)_b64, not both")
         }
+    }
+
+    /// `field` and `field_b64` of the object `decoder` decodes, read by `SecretFields`.
+    static func decode(_ decoder: Decoder, field: String) throws -> SecretBytes? {
+        let fields = try SecretFields.of(decoder)
+        return try decode(text: fields.string(field), base64: fields.string(field + "_b64"), field: field)
     }
 }

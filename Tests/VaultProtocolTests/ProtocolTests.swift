@@ -2,31 +2,6 @@ import Testing
 import VaultCore
 import VaultProtocol
 
-@Suite struct LineBufferTests {
-    @Test func splitsLinesAcrossChunksAndDropsCR() {
-        var buffer = LineBuffer(limit: 100)
-        buffer.append(Array("{\"a\":1}\r\n{\"b\"".utf8))
-        #expect(buffer.next() == .line(Array("{\"a\":1}".utf8)))
-        #expect(buffer.next() == .needMore)
-        buffer.append(Array(":2}\n".utf8))
-        #expect(buffer.next() == .line(Array("{\"b\":2}".utf8)))
-        #expect(buffer.next() == .needMore)
-        #expect(buffer.isEmpty)
-    }
-
-    @Test func refusesALongLineBeforeItIsComplete() {
-        var buffer = LineBuffer(limit: 10)
-        buffer.append([UInt8](repeating: 65, count: 11))
-        #expect(buffer.next() == .tooLong)
-        var complete = LineBuffer(limit: 10)
-        complete.append([UInt8](repeating: 65, count: 11) + [10])
-        #expect(complete.next() == .tooLong)
-        var exact = LineBuffer(limit: 10)
-        exact.append([UInt8](repeating: 65, count: 10) + [10])
-        #expect(exact.next() == .line([UInt8](repeating: 65, count: 10)))
-    }
-}
-
 @Suite struct MessageCodecTests {
     @Test func decodeErrorsNameTheField() {
         #expect { try MessageCodec.decode(RequestLine.self, from: Array(#"{"op":"get","service":3}"#.utf8)) } throws: {
@@ -63,15 +38,29 @@ import VaultProtocol
 
 @Suite struct WireSecretTests {
     @Test func textTravelsAsTextAndBytesAsBase64() throws {
-        #expect(WireSecret.encode(SecretBytes(utf8: "pässword")) == ("pässword", nil))
+        func line(_ secret: SecretBytes) -> String {
+            let body = ItemBody(service: "s", account: "a", label: "", comment: "", kind: "secret", created: "c", modified: "m", secret: secret)
+            return String(decoding: MessageCodec.encode(ResponseLine(id: .number(1), .success(ResultBody(item: body)))), as: UTF8.self)
+        }
+        #expect(line(SecretBytes(utf8: "pässword")).contains(#""secret":"pässword""#))
         let binary = SecretBytes([0xff, 0x00, 0xc3])
-        let encoded = WireSecret.encode(binary)
-        #expect(encoded.text == nil)
-        #expect(encoded.base64 == "/wDD")
-        #expect(try WireSecret.decode(text: nil, base64: "/wDD", field: "secret") == binary)
-        #expect(try WireSecret.decode(text: nil, base64: nil, field: "secret") == nil)
-        #expect(throws: VaultError.self) { try WireSecret.decode(text: "a", base64: "YQ==", field: "secret") }
-        #expect(throws: VaultError.self) { try WireSecret.decode(text: nil, base64: "***", field: "secret") }
+        #expect(line(binary).contains(#""secret_b64":"/wDD""#) && !line(binary).contains(#""secret":"#))
+        func decoded(_ json: String) throws -> SecretBytes? {
+            let answer = try MessageCodec.decode(ResponseLine.self, from: Array(json.utf8))
+            guard case .success(let result) = answer.response else { return nil }
+            return result.item?.secret
+        }
+        let item = #""service":"s","account":"a","label":"","comment":"","kind":"secret","created":"c","modified":"m""#
+        #expect(try decoded(#"{"id":1,"ok":true,"result":{"item":{"# + item + #","secret_b64":"/wDD"}}}"#) == binary)
+        #expect(try decoded(#"{"id":1,"ok":true,"result":{"item":{"# + item + "}}}") == nil)
+        #expect { try decoded(#"{"id":1,"ok":true,"result":{"item":{"# + item + #","secret":"a","secret_b64":"YQ=="}}}"#) } throws: {
+            "\($0)".contains("not both")
+        }
+        #expect { try decoded(#"{"id":1,"ok":true,"result":{"item":{"# + item + #","secret_b64":"***"}}}"#) } throws: {
+            "\($0)" == "secret_b64 is not valid base64"
+        }
+        // An item anywhere else (a list) must not carry a secret.
+        #expect(throws: VaultError.self) { try decoded(#"{"id":1,"ok":true,"result":{"items":[{"# + item + #","secret":"x"}]}}"#) }
     }
 
     @Test func timestampsAreRFC3339UTCWithMilliseconds() {

@@ -13,7 +13,7 @@ extension Commands {
             Output.json(item)
             return
         }
-        item.secret.withUnsafeBytes { Output.write(Array($0)) }
+        Output.write(item.secret)
         // A newline only for people: scripts get the bytes exactly.
         if Output.stdoutIsTerminal { Output.write([10]) }
     }

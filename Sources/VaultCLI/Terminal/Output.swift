@@ -6,6 +6,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import VaultClient
 import VaultCore
 
 /// Writing to stdout and stderr without Foundation.
@@ -14,6 +15,13 @@ enum Output {
 
     static func write(_ bytes: [UInt8], to fd: Int32 = 1) {
         try? FileDescriptor(rawValue: fd).writeAll(bytes)
+    }
+
+    /// Writes `secret` from its own storage: no copy of it is made on the way to stdout.
+    static func write(_ secret: SecretBytes, to fd: Int32 = 1) {
+        secret.withUnsafeBytes { bytes in
+            if !bytes.isEmpty { try? FileDescriptor(rawValue: fd).writeAll(bytes) }
+        }
     }
 
     static func line(_ text: String) { write(Array((text + "\n").utf8)) }
@@ -36,12 +44,10 @@ enum Output {
         }
     }
 
-    /// One JSON value on one line, keys sorted (the documented shapes, docs/protocol.md).
+    /// One JSON value on one line, keys sorted (the documented shapes, docs/protocol.md); a
+    /// secret in it is spliced into the one buffer that is written and then wiped.
     static func json<T: Encodable>(_ value: T) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var bytes = try? Array(encoder.encode(value)) else { return error("could not encode the answer as JSON") }
-        bytes.append(10)
+        guard var bytes = VaultJSON.line(value) else { return error("could not encode the answer as JSON") }
         write(bytes)
         bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) }
     }

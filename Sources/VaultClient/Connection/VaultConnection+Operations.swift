@@ -7,7 +7,8 @@ extension VaultConnection {
 
     public func get(service: String, account: String) throws(VaultClientError) -> VaultItem {
         let item = try answer(perform(.get(ItemName(service: service, account: account))).item)
-        guard let secret = try? WireSecret.decode(text: item.secret, base64: item.secretBase64, field: "secret") else {
+        // Read from the response line straight into SecretBytes (MessageCodec.decode).
+        guard let secret = item.secret else {
             throw .malformedAnswer("the item has no readable secret")
         }
         return VaultItem(metadata: try ItemMetadata(wire: item), secret: secret)

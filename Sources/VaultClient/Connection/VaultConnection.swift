@@ -89,7 +89,7 @@ public final class VaultConnection {
             case .line(var line):
                 defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
                 do {
-                    return try MessageCodec.decode(ResponseLine.self, from: line)
+                    return try MessageCodec.decode(ResponseLine.self, from: &line)
                 } catch {
                     close()
                     throw VaultClientError(code: .internal, message: "vaultd sent a response this client cannot read: \(error)")
@@ -110,6 +110,7 @@ public final class VaultConnection {
                     throw Errno(ECONNRESET)
                 }
                 chunk.withUnsafeBytes { lines.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                chunk.withUnsafeMutableBytes { SecretBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
             }
         }
     }

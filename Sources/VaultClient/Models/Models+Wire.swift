@@ -31,10 +31,9 @@ extension ItemMetadata: Encodable {
     }
 
     func wire(secret: SecretBytes? = nil) -> ItemBody {
-        let encoded = secret.map(WireSecret.encode)
         var body = ItemBody(
             service: service, account: account, label: label, comment: comment, kind: kind.rawValue, created: created.wire,
-            modified: modified.wire, secret: encoded?.text, secretBase64: encoded?.base64)
+            modified: modified.wire, secret: secret)
         body.session = session.map(\.wire)
         return body
     }

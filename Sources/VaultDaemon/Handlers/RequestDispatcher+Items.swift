@@ -42,10 +42,9 @@ extension ItemKey {
 
 extension ItemBody {
     init(_ info: ItemInfo, secret: SecretBytes?) {
-        let wire = secret.map(WireSecret.encode)
         self.init(
             service: info.key.service, account: info.key.account, label: info.label, comment: info.comment,
             kind: info.kind.rawValue, created: Timestamp.rfc3339(milliseconds: info.created),
-            modified: Timestamp.rfc3339(milliseconds: info.modified), secret: wire?.text, secretBase64: wire?.base64)
+            modified: Timestamp.rfc3339(milliseconds: info.modified), secret: secret)
     }
 }

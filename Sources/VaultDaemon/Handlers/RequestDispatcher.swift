@@ -44,13 +44,15 @@ public final class RequestDispatcher: Sendable {
             delete: { key in try store.perform { try $0.delete(key) } })
     }
 
-    /// Answers one request line.
-    public func handle(line: [UInt8]) -> ResponseLine {
+    /// Answers one request line. Its secret fields are read into `SecretBytes` and blanked in
+    /// `line` before anything else parses it (`MessageCodec.decode`); the caller wipes the rest.
+    public func handle(line: inout [UInt8]) -> ResponseLine {
         let decoded: RequestLine
         do {
-            decoded = try MessageCodec.decode(RequestLine.self, from: line)
+            decoded = try MessageCodec.decode(RequestLine.self, from: &line)
         } catch let error as VaultError {
-            // Decode the id alone, leniently, so even a request with bad fields gets its id back.
+            // Decode the id alone, leniently, so even a request with bad fields gets its id back
+            // (from the blanked line: no secret goes into this second decoding).
             let id = (try? MessageCodec.decode(RequestEnvelope.self, from: line))?.id
             return ResponseLine(id: id, .failure(ErrorBody(.badRequest, error.description)))
         } catch {
@@ -64,6 +66,13 @@ public final class RequestDispatcher: Sendable {
             logger.error("unexpected error: \(error)")
             return ResponseLine(id: decoded.id, .failure(ErrorBody(.internal, "internal error; see vaultd's log")))
         }
+    }
+
+    /// Answers a copy of `line`, wiped afterwards (for callers that keep their own line).
+    public func handle(line: [UInt8]) -> ResponseLine {
+        var copy = line
+        defer { copy.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        return handle(line: &copy)
     }
 
     /// The dispatch switch: every operation, checked by the compiler.

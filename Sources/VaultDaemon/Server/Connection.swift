@@ -60,7 +60,7 @@ final class Connection: Sendable {
             case .line(var line):
                 defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                guard send(dispatcher.handle(line: line)) else { return }
+                guard send(dispatcher.handle(line: &line)) else { return }
                 continue
             case .tooLong:
                 logger.warning("connection \(number) (pid \(peerPID)) sent a request over \(MessageCodec.maxRequestBytes) bytes; closing it")

@@ -25,10 +25,7 @@ public struct ItemWrite: Codable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         service = try container.decode(String.self, forKey: .service)
         account = try container.decode(String.self, forKey: .account)
-        guard let secret = try WireSecret.decode(
-            text: container.decodeIfPresent(String.self, forKey: .secret),
-            base64: container.decodeIfPresent(String.self, forKey: .secretBase64), field: "secret")
-        else { throw VaultError.invalidInput("missing field 'secret' (or 'secret_b64')") }
+        guard let secret = try WireSecret.decode(decoder, field: "secret") else { throw VaultError.invalidInput("missing field 'secret' (or 'secret_b64')") }
         self.secret = secret
         label = try container.decodeIfPresent(String.self, forKey: .label)
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
@@ -38,9 +35,7 @@ public struct ItemWrite: Codable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(service, forKey: .service)
         try container.encode(account, forKey: .account)
-        let wire = WireSecret.encode(secret)
-        try container.encodeIfPresent(wire.text, forKey: .secret)
-        try container.encodeIfPresent(wire.base64, forKey: .secretBase64)
+        try WireSecret.encode(secret, text: .secret, base64: .secretBase64, in: &container, encoder: encoder)
         try container.encodeIfPresent(label, forKey: .label)
         try container.encodeIfPresent(comment, forKey: .comment)
     }

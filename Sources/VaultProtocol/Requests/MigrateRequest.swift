@@ -26,12 +26,12 @@ public struct MigrateRequest: Codable, Sendable {
             throw VaultError.invalidInput("unknown store '\(name.replacingControlCharacters())'; use \(choices)")
         }
         self.destination = destination
-        passphrase = try container.decodeIfPresent(String.self, forKey: .passphrase).map(SecretBytes.init(utf8:))
+        passphrase = try SecretFields.of(decoder).string(CodingKeys.passphrase.stringValue)
     }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(destination, forKey: .destination)
-        try container.encodeIfPresent(passphrase.map(WireSecret.text), forKey: .passphrase)
+        if let passphrase { try container.encodeSecret(passphrase, as: .text, forKey: .passphrase, in: encoder) }
     }
 }

@@ -20,19 +20,18 @@ public struct PassphraseChange: Codable, Sendable {
     }
 
     public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        guard let current = try container.decodeIfPresent(String.self, forKey: .current),
-              let new = try container.decodeIfPresent(String.self, forKey: .new)
+        let fields = try SecretFields.of(decoder)
+        guard let current = try fields.string(CodingKeys.current.stringValue), let new = try fields.string(CodingKeys.new.stringValue)
         else { throw VaultError.invalidInput("change_passphrase needs 'passphrase' and 'new_passphrase'") }
-        self.current = SecretBytes(utf8: current)
-        self.new = SecretBytes(utf8: new)
-        rekey = try container.decodeIfPresent(Bool.self, forKey: .rekey) ?? true
+        self.current = current
+        self.new = new
+        rekey = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(Bool.self, forKey: .rekey) ?? true
     }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(WireSecret.text(current), forKey: .current)
-        try container.encode(WireSecret.text(new), forKey: .new)
+        try container.encodeSecret(current, as: .text, forKey: .current, in: encoder)
+        try container.encodeSecret(new, as: .text, forKey: .new, in: encoder)
         if !rekey { try container.encode(false, forKey: .rekey) }
     }
 }

@@ -3,9 +3,12 @@ import VaultCore
 /// One request line: `{"id":…,"op":"…", …the operation's fields}`. Decoding reads `op`, then
 /// hands the same object to that operation's payload, which reads only its own fields; unknown
 /// fields are ignored.
-public struct RequestLine: Codable, Sendable {
+public struct RequestLine: Codable, Sendable, SecretCarrying {
     public var id: RequestID?
     public var request: Request
+
+    static let secretPath: [String] = []
+    static let secretKeys = SecretFields.requestKeys
 
     enum CodingKeys: String, CodingKey { case id, op }
 

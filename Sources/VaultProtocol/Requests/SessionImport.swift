@@ -21,10 +21,10 @@ public struct SessionImport: Codable, Sendable {
         let container = try decoder.container(keyedBy: WireField.self)
         service = try container.decode(String.self, forKey: .service)
         account = try container.decode(String.self, forKey: .account)
-        guard let json = try container.optional(.session) else {
+        guard let json = try SecretFields.of(decoder).string(WireField.session.stringValue) else {
             throw VaultError.invalidInput("import_session needs 'session' (the session as JSON text)")
         }
-        session = SecretBytes(utf8: json)
+        session = json
         defaults = SessionDefaults(
             provider: try container.optional(.provider).map(ProviderKind.init(name:)), url: try container.optional(.url),
             apiKey: try container.optional(.apiKey), tokenEndpoint: try container.optional(.tokenEndpoint),
@@ -35,7 +35,7 @@ public struct SessionImport: Codable, Sendable {
         var container = encoder.container(keyedBy: WireField.self)
         try container.encode(service, forKey: .service)
         try container.encode(account, forKey: .account)
-        try container.encode(WireSecret.text(session), forKey: .session)
+        try container.encodeSecret(session, as: .text, forKey: .session, in: encoder)
         try container.encodeIfPresent(defaults.provider?.rawValue, forKey: .provider)
         try container.encodeIfPresent(defaults.url, forKey: .url)
         try container.encodeIfPresent(defaults.apiKey, forKey: .apiKey)

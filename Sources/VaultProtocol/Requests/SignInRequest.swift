@@ -21,7 +21,10 @@ public struct SignInRequest: Codable, Sendable {
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: WireField.self)
-        password = SecretBytes(utf8: try container.required(.password))
+        guard let password = try SecretFields.of(decoder).string(WireField.password.stringValue), !password.isEmpty else {
+            throw VaultError.invalidInput("missing field 'password'")
+        }
+        self.password = password
         let kind = try container.provider()
         provider = try container.settings(for: kind)
         user = try container.required(Self.userField(kind))
@@ -33,7 +36,7 @@ public struct SignInRequest: Codable, Sendable {
         var container = encoder.container(keyedBy: WireField.self)
         try container.encode(provider)
         try container.encode(user, forKey: Self.userField(provider.kind))
-        try container.encode(WireSecret.text(password), forKey: .password)
+        try container.encodeSecret(password, as: .text, forKey: .password, in: encoder)
         try container.encodeIfPresent(service, forKey: .service)
         try container.encodeIfPresent(account, forKey: .account)
     }

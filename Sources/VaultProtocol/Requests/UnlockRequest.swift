@@ -9,12 +9,11 @@ public struct UnlockRequest: Codable, Sendable {
     public init(passphrase: SecretBytes?) { self.passphrase = passphrase }
 
     public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        passphrase = try container.decodeIfPresent(String.self, forKey: .passphrase).map(SecretBytes.init(utf8:))
+        passphrase = try SecretFields.of(decoder).string("passphrase")
     }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(passphrase.map(WireSecret.text), forKey: .passphrase)
+        if let passphrase { try container.encodeSecret(passphrase, as: .text, forKey: .passphrase, in: encoder) }
     }
 }

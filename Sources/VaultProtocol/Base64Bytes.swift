@@ -1,0 +1,73 @@
+import VaultCore
+
+/// Standard base64 with padding (RFC 4648 §4) between raw bytes and `SecretBytes`, for
+/// `secret_b64`, without a `String` or `Data` copy of the secret.
+enum Base64Bytes {
+    private static func value(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        default: nil
+        }
+    }
+
+    private static func character(_ value: UInt8) -> UInt8 {
+        switch value {
+        case 0..<26: UInt8(ascii: "A") + value
+        case 26..<52: UInt8(ascii: "a") + value - 26
+        case 52..<62: UInt8(ascii: "0") + value - 52
+        case 62: UInt8(ascii: "+")
+        default: UInt8(ascii: "/")
+        }
+    }
+
+    /// The decoded bytes, or nil unless `text` is whole groups of four with `=` only as padding
+    /// at the end.
+    static func decode(_ text: SecretBytes) -> SecretBytes? {
+        text.withUnsafeBytes { text -> SecretBytes? in
+            guard text.count % 4 == 0 else { return nil }
+            var padding = 0
+            if text.count >= 4 && text[text.count - 1] == UInt8(ascii: "=") {
+                padding = text[text.count - 2] == UInt8(ascii: "=") ? 2 : 1
+            }
+            for index in 0..<(text.count - padding) where value(text[index]) == nil { return nil }
+            let count = text.count / 4 * 3 - padding
+            return SecretBytes(count: count) { output in
+                var written = 0
+                var group = 0
+                while group < text.count {
+                    var bits: UInt32 = 0
+                    for offset in 0..<4 {
+                        bits = bits << 6 | UInt32(value(text[group + offset]) ?? 0)
+                    }
+                    for shift in [16, 8, 0] where written < count {
+                        output[written] = UInt8(truncatingIfNeeded: bits >> UInt32(shift))
+                        written += 1
+                    }
+                    group += 4
+                }
+            }
+        }
+    }
+
+    /// Writes the base64 text of `bytes` through `put`; returns the count written.
+    @discardableResult
+    static func encode(_ bytes: UnsafeRawBufferPointer, _ put: (UInt8) -> Void) -> Int {
+        var index = 0
+        while index < bytes.count {
+            let remaining = min(3, bytes.count - index)
+            var bits: UInt32 = 0
+            for offset in 0..<3 {
+                bits = bits << 8 | (offset < remaining ? UInt32(bytes[index + offset]) : 0)
+            }
+            for position in 0..<4 {
+                put(position <= remaining ? character(UInt8(truncatingIfNeeded: bits >> UInt32(18 - 6 * position)) & 0x3F) : UInt8(ascii: "="))
+            }
+            index += 3
+        }
+        return (bytes.count + 2) / 3 * 4
+    }
+}

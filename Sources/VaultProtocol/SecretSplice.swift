@@ -1,0 +1,95 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VaultCore
+
+/// Secrets put into a line after `JSONEncoder` has run, so that the encoder (and its `String` and
+/// `Data` intermediates, which nobody wipes) never sees them: while encoding, a secret field is
+/// written as a placeholder unique to this line (a random nonce, so no other field can imitate
+/// it); `splice` then writes the encoded line with each quoted placeholder replaced by the secret
+/// as JSON string contents (or base64), into one buffer of exactly the right size that the
+/// sender wipes after sending.
+final class SecretSplice: @unchecked Sendable {
+    // Used by one encoding on one thread: created, filled and spliced by `MessageCodec.encode`.
+
+    enum Form {
+        /// JSON text; bytes that are not UTF-8 become U+FFFD (passphrases and passwords are text).
+        case text
+        /// Standard base64 (`secret_b64`).
+        case base64
+    }
+
+    static let userInfoKey = CodingUserInfoKey(rawValue: "vault.secretSplice")!
+
+    private let nonce: String
+    private var pieces: [(placeholder: [UInt8], secret: SecretBytes, form: Form)] = []
+
+    init() {
+        var generator = SystemRandomNumberGenerator()
+        nonce = (0..<4).map { _ in String(generator.next() as UInt32, radix: 16) }.joined(separator: "-")
+    }
+
+    var isEmpty: Bool { pieces.isEmpty }
+
+    /// The placeholder to encode in place of `secret`.
+    func placeholder(for secret: SecretBytes, form: Form) -> String {
+        let text = "vault-secret-\(nonce)-\(pieces.count)"
+        pieces.append((Array("\"\(text)\"".utf8), secret, form))
+        return text
+    }
+
+    /// `encoded` and a newline, each quoted placeholder replaced by its secret in quotes; nil if
+    /// a placeholder is missing (a programming error).
+    func splice(_ encoded: [UInt8]) -> [UInt8]? {
+        var located: [(range: Range<Int>, secret: SecretBytes, form: Form)] = []
+        for piece in pieces {
+            guard let range = encoded.firstRange(of: piece.placeholder) else { return nil }
+            located.append((range, piece.secret, piece.form))
+        }
+        located.sort { $0.range.lowerBound < $1.range.lowerBound }
+        var total = encoded.count + 1
+        for piece in located { total += Self.write(piece.secret, piece.form) { _ in } + 2 - piece.range.count }
+        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            var position = 0
+            func put(_ byte: UInt8) {
+                buffer[position] = byte
+                position += 1
+            }
+            var copied = 0
+            for piece in located {
+                for index in copied..<piece.range.lowerBound { put(encoded[index]) }
+                put(UInt8(ascii: "\""))
+                Self.write(piece.secret, piece.form, put)
+                put(UInt8(ascii: "\""))
+                copied = piece.range.upperBound
+            }
+            for index in copied..<encoded.count { put(encoded[index]) }
+            put(UInt8(ascii: "\n"))
+            initialized = position
+        }
+    }
+
+    @discardableResult
+    private static func write(_ secret: SecretBytes, _ form: Form, _ put: (UInt8) -> Void) -> Int {
+        secret.withUnsafeBytes { bytes in
+            switch form {
+            case .text: JSONString.escape(bytes, put)
+            case .base64: Base64Bytes.encode(bytes, put)
+            }
+        }
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes `secret` under `key` through the encoder's `SecretSplice` (`MessageCodec.encode`
+    /// sets one up); any other encoder is refused rather than handed a copy of the secret.
+    mutating func encodeSecret(_ secret: SecretBytes, as form: SecretSplice.Form, forKey key: Key, in encoder: Encoder) throws {
+        guard let splice = encoder.userInfo[SecretSplice.userInfoKey] as? SecretSplice else {
+            throw EncodingError.invalidValue(key.stringValue, EncodingError.Context(
+                codingPath: codingPath + [key], debugDescription: "secrets are encoded only through MessageCodec.encode"))
+        }
+        try encode(splice.placeholder(for: secret, form: form), forKey: key)
+    }
+}
