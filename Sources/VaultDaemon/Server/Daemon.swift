@@ -135,7 +135,7 @@ public final class Daemon: @unchecked Sendable {
         let (open, fromPeer) = connections.withLock { connections in
             (connections.count, connections.values.count { $0.peerPID == pid })
         }
-        let perProcess = configuration.maxConnectionsPerProcess
+        let perProcess = configuration.connectionsPerProcessLimit
         if fromPeer >= perProcess {
             events.record(
                 "connections refused: one process over \(perProcess)",
