@@ -29,4 +29,19 @@ import VaultCore
         #expect(!log.contains("Images ("))
         #expect(!log.contains(canary))
     }
+
+    @Test func vaultdRunsWithTheSafeSettingUnderItsOwnName() throws {
+        let vault = VaultHarness()
+        // Whatever the caller set, vaultd replaces it (by executing itself once more).
+        let daemon = try vault.startDaemon([], environment: ["SWIFT_BACKTRACE": "enable=yes,registers=all,images=all"])
+        let pid = daemon.processIdentifier
+        let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
+        let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        let setting = variables.first { $0.hasPrefix("SWIFT_BACKTRACE=") }
+        #expect(setting?.contains("registers=none") == true, "\(String(describing: setting))")
+        #expect(setting?.contains("registers=all") == false)
+        let name = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+        #expect(name == "vaultd\n")
+        #expect(try vault.ctl("status").status == 0)
+    }
 }

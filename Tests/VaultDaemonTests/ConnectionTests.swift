@@ -37,7 +37,13 @@ import VaultTestSupport
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = try buffer.withUnsafeMutableBytes { try clientSide.read(into: $0) }
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try clientSide.read(into: $0) }
+            } catch let error as Errno where error == Errno(ECONNRESET) {
+                // Closed with bytes of ours unread: what it sent before is read first, then this.
+                break
+            }
             if count == 0 { break }
             received += buffer[0..<count]
         }
@@ -97,7 +103,7 @@ import VaultTestSupport
         #expect(trickled.wait(timeout: .now() + 10) == .success)
         #expect(closed.wait(timeout: .now() + 10) == .success)
         let elapsed = Clock.monotonicSeconds() - start
-        #expect(elapsed < 4, "closed after \(elapsed) s")
+        #expect(elapsed < 8, "closed after \(elapsed) s")
         #expect(lines.count == 1 && lines[0].contains("bad_request") && lines[0].contains("within 1 s"))
         #expect(log.recorded.contains { $0.contains("did not finish its request line within 1 s") })
     }

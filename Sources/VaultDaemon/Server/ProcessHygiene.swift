@@ -50,4 +50,16 @@ public enum ProcessHygiene {
         execv("/proc/self/exe", CommandLine.unsafeArgv)
         return "cannot re-execute /proc/self/exe to apply SWIFT_BACKTRACE: \(Errno.current)"
     }
+
+    /// After executing `/proc/self/exe` the kernel names the process "exe" (in `ps`, `pidof`, the
+    /// journal): give it its own name back, from argv[0].
+    public static func restoreProcessName() {
+        guard let reader = try? FileDescriptor.open("/proc/self/comm", O_RDONLY | O_CLOEXEC) else { return }
+        let current = try? reader.readAll(limit: 64)
+        reader.close()
+        guard current == Array("exe\n".utf8), let writer = try? FileDescriptor.open("/proc/self/comm", O_WRONLY | O_CLOEXEC) else { return }
+        defer { writer.close() }
+        let name = CommandLine.arguments.first.map { FileSystem.lastComponent(of: $0) } ?? ""
+        try? writer.writeAll(Array((name.isEmpty ? "vaultd" : name).utf8.prefix(15)))
+    }
 }
