@@ -136,7 +136,7 @@ import VaultCore
 
     @Test func connectionsBeyondTheLimitAreRefusedClearly() throws {
         let vault = VaultHarness()
-        _ = try vault.startDaemon(["--max-connections", "2"])
+        _ = try vault.startDaemon(["--max-connections", "2", "--max-connections-per-process", "2"])
         // The harness's readiness probe may still count for a moment: retry until admitted.
         func admitted() throws -> RawConnection {
             for _ in 0..<100 {
@@ -149,6 +149,9 @@ import VaultCore
         }
         let first = try admitted(), second = try admitted()
         defer { first.close(); second.close() }
+        // Both in the middle of a request: neither may be closed to make room.
+        try first.send(#"{"id":2,"#)
+        try second.send(#"{"id":2,"#)
         let third = try RawConnection(path: vault.socketPath)
         defer { third.close() }
         let refusal = try third.receive()

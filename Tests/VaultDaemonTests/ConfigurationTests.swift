@@ -28,6 +28,7 @@ import VaultDaemon
         #expect(defaults.vaultFilePath == "/home/alice/.local/share/vault/vault.db")
         #expect(defaults.backend == .auto && defaults.lockAfter == nil && defaults.refreshAhead == nil)
         #expect(defaults.idleTimeout == 300 && defaults.maxConnections == 128 && defaults.secretServiceTimeout == 5 && defaults.httpTimeout == 10)
+        #expect(defaults.requestTimeout == 10 && defaults.maxConnectionsPerProcess == nil && defaults.connectionsPerProcessLimit == 64)
         #expect(defaults.kdfParameters == .default && defaults.passphraseSource == nil && !defaults.verbose && defaults.logFile == nil)
     }
 
@@ -38,11 +39,12 @@ import VaultDaemon
         ]) { $1 }
         let parsed = try configuration(
             ["--socket", "/tmp/s.sock", "--backend=file", "--lock-after", "15m", "--refresh-ahead", "5m", "--idle-timeout", "30s",
-             "--max-connections", "4", "--log-file", "/tmp/v.log", "--verbose"].flatMap { $0 == "--backend=file" ? ["--backend", "file"] : [$0] },
+             "--max-connections", "4", "--max-connections-per-process", "2", "--request-timeout", "3s", "--log-file", "/tmp/v.log", "--verbose"].flatMap { $0 == "--backend=file" ? ["--backend", "file"] : [$0] },
             environment)
         #expect(parsed.socketPath == "/tmp/s.sock" && parsed.vaultFilePath == "/srv/v.db")
         #expect(parsed.backend == .file, "the flag wins over VAULT_BACKEND")
         #expect(parsed.lockAfter == 900 && parsed.refreshAhead == 300 && parsed.idleTimeout == 30 && parsed.maxConnections == 4)
+        #expect(parsed.connectionsPerProcessLimit == 2 && parsed.requestTimeout == 3)
         #expect(parsed.logFile == "/tmp/v.log" && parsed.verbose && parsed.kdfParameters.log2N == 15)
         #expect(parsed.secretServiceTimeout == 2 && parsed.httpTimeout == 30 && parsed.passphraseSource == .environment)
     }
@@ -61,6 +63,11 @@ import VaultDaemon
             (["--lock-after", "soon"], nil, "--lock-after takes a duration"),
             (["--idle-timeout", "-5s"], nil, "--idle-timeout takes a duration"),
             (["--max-connections", "0"], nil, "--max-connections takes a positive number"),
+            (["--max-connections", "99999999999999999999"], nil, "--max-connections takes a positive number"),
+            (["--max-connections-per-process", "-1"], nil, "--max-connections-per-process takes a positive number"),
+            (["--max-connections-per-process"], nil, "--max-connections-per-process needs a value"),
+            (["--request-timeout", "0s"], nil, "--request-timeout takes a duration"),
+            (["--request-timeout", "inf"], nil, "--request-timeout takes a duration"),
             (["--backend", "floppy"], nil, "unknown backend 'floppy'"),
             ([], home.merging(["VAULT_BACKEND": "bogus"]) { $1 }, "unknown backend 'bogus'"),
             ([], home.merging(["VAULT_KDF_LOG2N": "30"]) { $1 }, "VAULT_KDF_LOG2N must be a number from 14 to 22"),
@@ -77,5 +84,18 @@ import VaultDaemon
         // Nowhere to put the vault is not a usage error.
         let nowhere = problem([], ["VAULT_FILE": "relative/vault.db"])
         #expect(nowhere?.exitStatus == 1 && nowhere?.message.contains("absolute") == true)
+    }
+
+    @Test func theConnectionCapFitsTheOpenFileLimit() throws {
+        var parsed = try configuration(["--max-connections", "500"])
+        let lowered = parsed.fitConnections(toOpenFileLimit: 64)
+        #expect(parsed.maxConnections == 64 - DaemonConfiguration.descriptorsReserved)
+        #expect(parsed.connectionsPerProcessLimit == 16, "half of the lowered cap")
+        #expect(lowered?.contains("lowered from 500 to 32: the open-file limit is 64") == true, "\(String(describing: lowered))")
+        // A limit that leaves nothing still admits one connection; a roomy one changes nothing.
+        #expect(parsed.fitConnections(toOpenFileLimit: 3) != nil && parsed.maxConnections == 1)
+        var roomy = try configuration([])
+        #expect(roomy.fitConnections(toOpenFileLimit: 1_048_576) == nil && roomy.maxConnections == 128)
+        #expect(roomy.fitConnections(toOpenFileLimit: Int.max) == nil)
     }
 }

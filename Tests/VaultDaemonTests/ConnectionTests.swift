@@ -7,33 +7,57 @@ import VaultStores
 import VaultTestSupport
 
 /// One connection over a socketpair: pipelined requests answered in order, blank lines ignored,
-/// an oversized line refused before it is parsed and the connection closed.
+/// an oversized line refused before it is parsed and the connection closed, a request line that
+/// trickles in cut at its deadline, and only idle connections evictable.
 @Suite struct ConnectionTests {
-    func serve(_ input: [UInt8], closeWriting: Bool = true) throws -> [String] {
+    let log = RecordingLogHandler()
+
+    /// A connection served over a socketpair: the daemon's `Connection`, the client's end, and a
+    /// semaphore signalled when the connection has closed.
+    func connect(requestTimeout: Double = 5, idleTimeout: Double = 5) -> (connection: Connection, client: FileDescriptor, closed: DispatchSemaphore) {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         let daemonSide = FileDescriptor(rawValue: fds[0]), clientSide = FileDescriptor(rawValue: fds[1])
-        defer { clientSide.close() }
         let directory = TemporaryDirectory(prefix: "vault-connection")
         let configuration = DaemonConfiguration(socketPath: directory.file("s"), vaultFilePath: directory.file("v.db"), environment: [:])
-        let logger = Logger(handler: RecordingLogHandler())
+        let logger = Logger(handler: log)
         let dispatcher = RequestDispatcher(
             store: ActiveStore(store: InMemoryStore(), reason: "test"), catalog: StoreCatalog(configuration: configuration),
             socketPath: configuration.socketPath, logger: logger)
         let closed = DispatchSemaphore(value: 0)
-        let connection = Connection(number: 1, fd: daemonSide, peerPID: getpid(), dispatcher: dispatcher, logger: logger, idleTimeout: 5)
+        let connection = Connection(
+            number: 1, fd: daemonSide, peerPID: getpid(), dispatcher: dispatcher, logger: logger, events: RateLimitedLog(logger: logger),
+            idleTimeout: idleTimeout, requestTimeout: requestTimeout)
         #expect(connection.start { closed.signal() })
-        try clientSide.sendAll(input)
-        if closeWriting { shutdown(clientSide.rawValue, Int32(SHUT_WR)) }
+        return (connection, clientSide, closed)
+    }
+
+    /// Everything the daemon sends until it closes, as lines.
+    func receiveAll(_ clientSide: FileDescriptor) throws -> [String] {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = try buffer.withUnsafeMutableBytes { try clientSide.read(into: $0) }
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { try clientSide.read(into: $0) }
+            } catch let error as Errno where error == Errno(ECONNRESET) {
+                // Closed with bytes of ours unread: what it sent before is read first, then this.
+                break
+            }
             if count == 0 { break }
             received += buffer[0..<count]
         }
-        #expect(closed.wait(timeout: .now() + 10) == .success)
         return String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    func serve(_ input: [UInt8], closeWriting: Bool = true) throws -> [String] {
+        let (_, clientSide, closed) = connect()
+        defer { clientSide.close() }
+        try clientSide.sendAll(input)
+        if closeWriting { shutdown(clientSide.rawValue, Int32(SHUT_WR)) }
+        let lines = try receiveAll(clientSide)
+        #expect(closed.wait(timeout: .now() + 10) == .success)
+        return lines
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrderOnOneConnection() throws {
@@ -57,5 +81,49 @@ import VaultTestSupport
         // No newline ever comes: the cap is checked as bytes arrive.
         let lines = try serve([UInt8](repeating: UInt8(ascii: "a"), count: MessageCodec.maxRequestBytes + 10), closeWriting: false)
         #expect(lines.count == 1 && lines[0].contains("too_large"))
+    }
+
+    @Test func aRequestTrickledByteByByteIsCutAtTheRequestDeadline() throws {
+        // Each byte arrives well within the idle timeout; the whole line never does.
+        let (_, clientSide, closed) = connect(requestTimeout: 1, idleTimeout: 30)
+        defer { clientSide.close() }
+        let start = Clock.monotonicSeconds()
+        let trickled = DispatchSemaphore(value: 0)
+        let trickle = Thread {
+            defer { trickled.signal() }
+            for byte in Array(#"{"id":1,"op":"status""#.utf8) {
+                guard (try? clientSide.sendAll([byte])) != nil else { return }
+                usleep(200_000)
+            }
+        }
+        trickle.start()
+        let lines = try receiveAll(clientSide)
+        // Once vaultd has closed its end the next byte fails (EPIPE), so the writer stops before
+        // the descriptor is closed here.
+        #expect(trickled.wait(timeout: .now() + 10) == .success)
+        #expect(closed.wait(timeout: .now() + 10) == .success)
+        let elapsed = Clock.monotonicSeconds() - start
+        #expect(elapsed < 8, "closed after \(elapsed) s")
+        #expect(lines.count == 1 && lines[0].contains("bad_request") && lines[0].contains("within 1 s"))
+        #expect(log.recorded.contains { $0.contains("did not finish its request line within 1 s") })
+    }
+
+    @Test func onlyAnIdleConnectionCanBeEvicted() throws {
+        let (connection, clientSide, closed) = connect(requestTimeout: 30, idleTimeout: 30)
+        defer { clientSide.close() }
+        // Half a request: mid-request, so it is not evicted.
+        try clientSide.sendAll(Array(#"{"id":1,"op":"#.utf8))
+        let deadline = Clock.monotonicSeconds() + 10
+        while connection.idleSince != nil && Clock.monotonicSeconds() < deadline { usleep(5_000) }
+        #expect(connection.idleSince == nil)
+        #expect(!connection.evictIfIdle())
+        // Finished and answered: idle again, and now it can be evicted.
+        try clientSide.sendAll(Array("\"status\"}\n".utf8))
+        var reply = [UInt8](repeating: 0, count: 4096)
+        #expect(try reply.withUnsafeMutableBytes { try clientSide.read(into: $0) } > 0)
+        while connection.idleSince == nil && Clock.monotonicSeconds() < deadline { usleep(5_000) }
+        #expect(connection.evictIfIdle())
+        #expect(try receiveAll(clientSide).isEmpty)
+        #expect(closed.wait(timeout: .now() + 10) == .success)
     }
 }

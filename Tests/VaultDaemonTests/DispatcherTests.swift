@@ -128,4 +128,25 @@ import VaultTestSupport
         #expect(!log.recorded.isEmpty)
         for line in log.recorded { #expect(!line.contains("SECRET-MARKER"), "\(line)") }
     }
+
+    func isLocked() throws -> Bool {
+        (result(try send(#"{"op":"status"}"#))?["status"] as? [String: Any])?["locked"] as? Bool == true
+    }
+
+    @Test func onlyRequestsThatTouchItemsPostponeAutoLock() throws {
+        _ = try send(#"{"op":"set","service":"s","account":"a","secret":"x"}"#)
+        let store = dispatcher.store, logger = Logger(handler: log)
+        // A client's get just now: not idle yet.
+        _ = try send(#"{"op":"get","service":"s","account":"a"}"#)
+        store.lockIfIdle(for: 0.25, logger: logger)
+        #expect(try !isLocked())
+        // status, doctor and background refresh are vaultd asking itself: they are not use.
+        usleep(300_000)
+        #expect(try !isLocked())
+        _ = try send(#"{"op":"doctor"}"#)
+        dispatcher.refreshSessions(expiringWithin: 3600)
+        store.lockIfIdle(for: 0.25, logger: logger)
+        #expect(try isLocked())
+        #expect(log.recorded.contains { $0.contains("without use") })
+    }
 }

@@ -38,7 +38,13 @@ extension DaemonConfiguration {
           --refresh-ahead DURATION  refresh sign-in sessions in the background once they expire
                                  within DURATION (e.g. 5m), so 'vaultctl token' never waits
           --idle-timeout DURATION  close client connections idle this long (default: 5m)
-          --max-connections N    refuse connections beyond N at once (default: 128)
+          --request-timeout DURATION  a request line must arrive whole this soon after its first
+                                 byte, or the connection is closed (default: 10s)
+          --max-connections N    connections open at once (default: 128, lowered to fit the
+                                 open-file limit); beyond N the longest-idle one is closed to
+                                 admit a new one, or the new one is refused if none is idle
+          --max-connections-per-process N  connections one process may hold (default: half
+                                 of --max-connections)
           --log-file PATH        append logs here instead of stderr (created 0600)
           --verbose              log every request (names only, never secrets)
           --version, --help
@@ -64,6 +70,13 @@ extension DaemonConfiguration {
             }
             return seconds
         }
+        func count(for flag: String) throws(Problem) -> Int {
+            let text = try value(for: flag)
+            guard let count = Int(text), count > 0 else {
+                throw .usage("\(flag) takes a positive number, got '\(text.replacingControlCharacters())'")
+            }
+            return count
+        }
         var explicitSocket: String?
         var backendText: String?
         var parsed = DaemonConfiguration(socketPath: "", vaultFilePath: "", environment: environment)
@@ -74,12 +87,9 @@ extension DaemonConfiguration {
             case "--lock-after": parsed.lockAfter = try duration(for: argument, example: "15m or 2h")
             case "--refresh-ahead": parsed.refreshAhead = try duration(for: argument, example: "5m")
             case "--idle-timeout": parsed.idleTimeout = try duration(for: argument, example: "30s or 5m")
-            case "--max-connections":
-                let text = try value(for: argument)
-                guard let count = Int(text), count > 0 else {
-                    throw .usage("--max-connections takes a positive number, got '\(text.replacingControlCharacters())'")
-                }
-                parsed.maxConnections = count
+            case "--request-timeout": parsed.requestTimeout = try duration(for: argument, example: "10s or 1m")
+            case "--max-connections": parsed.maxConnections = try count(for: argument)
+            case "--max-connections-per-process": parsed.maxConnectionsPerProcess = try count(for: argument)
             case "--log-file": parsed.logFile = try value(for: argument)
             case "--verbose": parsed.verbose = true
             case "--version": return .version

@@ -13,8 +13,16 @@ public struct DaemonConfiguration: Sendable {
     public var lockAfter: Double?
     /// Close connections idle this long (seconds).
     public var idleTimeout: Double = 300
-    /// Refuse connections beyond this many at once.
+    /// A request line must arrive whole within this many seconds of its first byte.
+    public var requestTimeout: Double = 10
+    /// Connections open at once; beyond it the longest-idle connection is closed to admit a new
+    /// one, or the new one is refused when none is idle.
     public var maxConnections: Int = 128
+    /// Connections one process (peer pid) may hold open at once; nil: half of `maxConnections`.
+    public var maxConnectionsPerProcess: Int?
+
+    /// The per-process cap in force.
+    public var connectionsPerProcessLimit: Int { maxConnectionsPerProcess ?? max(1, maxConnections / 2) }
     /// Where the passphrase for unlocking at start comes from; nil: start locked.
     public var passphraseSource: PassphraseSource?
     /// Seconds any one Secret Service call may take.

@@ -58,6 +58,11 @@ public final class RequestDispatcher: Sendable {
         } catch {
             return ResponseLine(id: nil, .failure(ErrorBody(.badRequest, "malformed request")))
         }
+        // Before and after: auto-lock counts from a client's last use of the items, and a long
+        // request (a migration, a slow refresh) is not locked mid-way.
+        let isUse = decoded.request.postponesAutoLock
+        if isUse { store.recordUse() }
+        defer { if isUse { store.recordUse() } }
         do {
             return ResponseLine(id: decoded.id, .success(try answer(decoded.request)))
         } catch let error as VaultError {

@@ -7,24 +7,42 @@ import VaultProtocol
 
 /// One client connection, served by its own thread with blocking reads: a request wakes exactly
 /// one thread, which answers it inline. The number of these threads is capped by
-/// `--max-connections`; an idle connection ends when its receive timeout (`--idle-timeout`) expires.
+/// `--max-connections`. A connection is idle while nothing of a request has arrived: it ends when
+/// its receive timeout (`--idle-timeout`) expires, and the daemon may evict it (`evictIfIdle`) to
+/// admit a new one. Once a request's first byte arrives, its whole line must arrive within
+/// `--request-timeout`, however slowly the bytes trickle in; a request being received or answered
+/// is never evicted.
 final class Connection: Sendable {
+    /// Where the connection is, for eviction. `closed`: the thread has closed the descriptor.
+    private enum State {
+        case idle(since: Double)
+        case busy
+        case evicted
+        case closed
+    }
+
     let number: Int
     let peerPID: Int32
     private let fd: FileDescriptor
     private let dispatcher: RequestDispatcher
     private let logger: Logger
+    private let events: RateLimitedLog
     private let idleTimeout: Double
-    /// False once the thread has closed the descriptor: `stopReading` must then not touch it.
-    private let isOpen = Mutex(true)
+    private let requestTimeout: Double
+    private let state = Mutex(State.idle(since: Clock.monotonicSeconds()))
 
-    init(number: Int, fd: FileDescriptor, peerPID: Int32, dispatcher: RequestDispatcher, logger: Logger, idleTimeout: Double) {
+    init(
+        number: Int, fd: FileDescriptor, peerPID: Int32, dispatcher: RequestDispatcher, logger: Logger, events: RateLimitedLog,
+        idleTimeout: Double, requestTimeout: Double
+    ) {
         self.number = number
         self.fd = fd
         self.peerPID = peerPID
         self.dispatcher = dispatcher
         self.logger = logger
+        self.events = events
         self.idleTimeout = idleTimeout
+        self.requestTimeout = requestTimeout
     }
 
     /// Starts the connection's thread; `onClose` runs on it after the socket is closed.
@@ -35,54 +53,128 @@ final class Connection: Sendable {
         }
     }
 
+    /// Since when the connection has been idle, or nil while a request is under way (or it ended).
+    var idleSince: Double? {
+        state.withLock { state in
+            if case .idle(let since) = state { return since }
+            return nil
+        }
+    }
+
+    /// Closes the connection if it is idle now; false when a request is under way (or it ended),
+    /// including one whose first bytes wait unread in the socket.
+    func evictIfIdle() -> Bool {
+        state.withLock { state in
+            guard case .idle = state else { return false }
+            var byte: UInt8 = 0
+            guard recv(fd.rawValue, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) <= 0 else { return false }
+            state = .evicted
+            _ = shutdown(fd.rawValue, Int32(SHUT_RDWR))
+            return true
+        }
+    }
+
     /// Ends the connection after the request in progress, if any, has been answered.
     func stopReading() {
-        isOpen.withLock { open in
-            if open { _ = shutdown(fd.rawValue, Int32(SHUT_RD)) }
+        state.withLock { state in
+            if case .closed = state { return }
+            _ = shutdown(fd.rawValue, Int32(SHUT_RD))
+        }
+    }
+
+    /// Marks the connection busy as request bytes arrive; false if it was evicted meanwhile.
+    private func beginRequest() -> Bool {
+        state.withLock { state in
+            if case .evicted = state { return false }
+            state = .busy
+            return true
+        }
+    }
+
+    private func becomeIdle() {
+        state.withLock { state in
+            if case .busy = state { state = .idle(since: Clock.monotonicSeconds()) }
         }
     }
 
     private func serve() {
         UnixSocket.setTimeouts(fd, seconds: 10)
-        UnixSocket.setReceiveTimeout(fd, seconds: idleTimeout)
         var lines = LineBuffer(limit: MessageCodec.maxRequestBytes)
         var scratch = [UInt8](repeating: 0, count: 64 * 1024)
+        /// When the first byte of the request line now buffered arrived; nil while idle.
+        var lineStarted: Double?
         defer {
             lines.clear()
             scratch.withUnsafeMutableBytes { SecretBytes.wipe($0) }
-            isOpen.withLock { open in
-                open = false
+            state.withLock { state in
+                state = .closed
                 fd.close()
             }
         }
         while true {
-            switch lines.next() {
-            case .line(var line):
-                defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                guard send(dispatcher.handle(line: &line)) else { return }
-                continue
-            case .tooLong:
-                logger.warning("connection \(number) (pid \(peerPID)) sent a request over \(MessageCodec.maxRequestBytes) bytes; closing it")
-                _ = send(ResponseLine(id: nil, .failure(ErrorBody(
-                    .tooLarge, "request line over \(MessageCodec.maxRequestBytes / 1024) KiB; the connection is closed"))))
-                return
-            case .needMore:
-                break
+            var answered = false
+            drain: while true {
+                switch lines.next() {
+                case .line(var line):
+                    defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+                    answered = true
+                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue drain }
+                    guard send(dispatcher.handle(line: &line)) else { return }
+                case .tooLong:
+                    logger.warning("connection \(number) (pid \(peerPID)) sent a request over \(MessageCodec.maxRequestBytes) bytes; closing it")
+                    _ = send(ResponseLine(id: nil, .failure(ErrorBody(
+                        .tooLarge, "request line over \(MessageCodec.maxRequestBytes / 1024) KiB; the connection is closed"))))
+                    return
+                case .needMore:
+                    break drain
+                }
             }
+            let now = Clock.monotonicSeconds()
+            if lines.isEmpty {
+                lineStarted = nil
+                becomeIdle()
+            } else if answered || lineStarted == nil {
+                // The rest of this read began a new line.
+                lineStarted = now
+            }
+            let wait = lineStarted.map { $0 + requestTimeout - now } ?? idleTimeout
+            guard wait > 0 else {
+                unfinishedRequest()
+                return
+            }
+            UnixSocket.setReceiveTimeout(fd, seconds: max(wait, 0.001))
             let count: Int
             do {
                 count = try scratch.withUnsafeMutableBytes { try fd.read(into: $0) }
             } catch let error as Errno {
-                if error == .wouldBlock { logger.debug("connection \(number) closed after \(Int(idleTimeout)) s idle") }
+                if error == .wouldBlock {
+                    if lineStarted != nil {
+                        unfinishedRequest()
+                    } else {
+                        logger.debug("connection \(number) closed after \(Int(idleTimeout)) s idle")
+                    }
+                }
                 return
             } catch {
                 return
             }
             if count == 0 { return }
+            guard beginRequest() else {
+                scratch.withUnsafeMutableBytes { SecretBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
+                return
+            }
             scratch.withUnsafeBytes { lines.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             scratch.withUnsafeMutableBytes { SecretBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
         }
+    }
+
+    private func unfinishedRequest() {
+        let limit = requestTimeout == requestTimeout.rounded() ? "\(Int(requestTimeout)) s" : "\(requestTimeout) s"
+        events.record(
+            "connections closed: request line not finished within \(limit)",
+            detail: "connection \(number) (pid \(peerPID)) did not finish its request line within \(limit); closing it")
+        _ = send(ResponseLine(id: nil, .failure(ErrorBody(
+            .badRequest, "the request line did not arrive whole within \(limit) of its first byte; the connection is closed"))))
     }
 
     private func send(_ response: ResponseLine) -> Bool {

@@ -9,6 +9,9 @@ import VaultProtocol
 /// serving until SIGTERM.
 extension Daemon {
     public static func main(arguments: [String], environment inherited: [String: String]) -> Never {
+        // First of all, before any thread or descriptor exists: crash output without memory.
+        let backtraceProblem = ProcessHygiene.reexecuteWithSafeCrashOutput(environment: inherited)
+        ProcessHygiene.restoreProcessName()
         // systemd socket activation: our socket is fd 3 when LISTEN_PID names us. The variables
         // are not passed on (nor seen by the configuration).
         var environment = inherited
@@ -21,7 +24,7 @@ extension Daemon {
             environment[name] = nil
         }
 
-        let configuration: DaemonConfiguration
+        var configuration: DaemonConfiguration
         do {
             switch try DaemonConfiguration.parse(arguments: arguments, environment: environment) {
             case .run(let parsed): configuration = parsed
@@ -39,6 +42,12 @@ extension Daemon {
             close(fd)
         }
         let logger = Logger(handler: StandardErrorLogHandler(environment: environment), minimumLevel: configuration.verbose ? .debug : .info)
+        if let backtraceProblem {
+            logger.warning("\(backtraceProblem); a crash report may include register contents")
+        }
+        if let lowered = configuration.fitConnections(toOpenFileLimit: ProcessHygiene.raiseOpenFileLimit()) {
+            logger.notice(lowered)
+        }
         ProcessHygiene.ignoreSIGPIPE()
         if let problem = ProcessHygiene.disableCoreDumps() {
             logger.warning("could not disable core dumps: \(problem)")

@@ -9,7 +9,8 @@ import VaultProtocol
 import VaultStores
 
 /// vaultd: accepts connections, checks each peer's uid, gives each admitted connection a thread
-/// (at most `maxConnections`), auto-locks, and shuts down gracefully on SIGTERM or SIGINT.
+/// (at most `maxConnections`, `maxConnectionsPerProcess` for one peer pid, the longest-idle closed
+/// to make room), auto-locks, and shuts down gracefully on SIGTERM or SIGINT.
 public final class Daemon: @unchecked Sendable {
     public let configuration: DaemonConfiguration
     public let logger: Logger
@@ -25,6 +26,8 @@ public final class Daemon: @unchecked Sendable {
     private var nextConnection = 0
     private let ownUID = getuid()
     private let notifier: ServiceNotifier
+    /// Refusals, evictions and accept failures: summarized, since any local client can cause them.
+    private let events: RateLimitedLog
 
     /// Chooses the store (which may probe the session bus) and prepares to serve.
     public init(configuration: DaemonConfiguration, logger: Logger) {
@@ -36,6 +39,7 @@ public final class Daemon: @unchecked Sendable {
         store = ActiveStore(store: selection.store, reason: selection.reason)
         dispatcher = RequestDispatcher(store: store, catalog: catalog, socketPath: configuration.socketPath, logger: logger)
         notifier = ServiceNotifier(environment: configuration.environment)
+        events = RateLimitedLog(logger: logger)
     }
 
     /// Binds (or adopts systemd's socket), unlocks with a non-interactive passphrase source, and
@@ -97,49 +101,97 @@ public final class Daemon: @unchecked Sendable {
                 guard let accepted = try UnixSocket.accept(listening) else { return }
                 client = accepted
             } catch {
-                logger.error("accept failed: \(error)")
+                pauseAccepting(after: error)
                 return
             }
-            var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
-            guard vault_peer_credentials(client.rawValue, &pid, &uid, &gid) == 0 else {
-                logger.warning("refused a connection whose credentials could not be read: \(Errno.current)")
-                client.close()
-                continue
-            }
-            guard uid == ownUID else {
-                logger.warning("refused connection from pid \(pid) uid \(uid): only uid \(ownUID) is served")
-                client.close()
-                continue
-            }
-            let count = connections.withLock { $0.count }
-            if count >= configuration.maxConnections {
-                logger.warning("refused connection from pid \(pid): \(count) connections already open (the limit)")
-                var refusal = MessageCodec.encode(ResponseLine(id: nil, .failure(ErrorBody(
-                    .unavailable, "vaultd has \(count) connections open, its limit; try again shortly"))))
-                UnixSocket.setTimeouts(client, seconds: 1)
-                try? client.sendAll(refusal)
-                refusal.removeAll()
-                client.close()
-                continue
-            }
-            nextConnection += 1
-            let number = nextConnection
-            let connection = Connection(
-                number: number, fd: client, peerPID: pid, dispatcher: dispatcher, logger: logger,
-                idleTimeout: configuration.idleTimeout)
-            connections.withLock { $0[number] = connection }
-            inFlight.enter()
-            let started = connection.start { [self] in
-                connections.withLock { _ = $0.removeValue(forKey: number) }
-                inFlight.leave()
-            }
-            if !started {
-                logger.error("could not start a thread for connection \(number) from pid \(pid); closing it")
-                connections.withLock { _ = $0.removeValue(forKey: number) }
-                inFlight.leave()
-                client.close()
-            }
+            admit(client)
         }
+    }
+
+    /// Out of descriptors (EMFILE, ENFILE) or memory: the connection stays queued, so the source
+    /// would fire again at once. Accepting stops for a moment instead of spinning.
+    private func pauseAccepting(after error: any Error) {
+        events.record("accept failures (accepting paused \(Self.acceptPause) s each)", detail: "accept failed: \(error); pausing accepting for \(Self.acceptPause) s")
+        acceptSource?.suspend()
+        acceptQueue.asyncAfter(deadline: .now() + Self.acceptPause) { [self] in acceptSource?.resume() }
+    }
+
+    private static let acceptPause = 0.2
+
+    /// Checks a new connection's peer and makes room for it: the per-process cap first, then the
+    /// overall cap, which closes the longest-idle connection (never one mid-request) or refuses.
+    private func admit(_ client: FileDescriptor) {
+        var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+        guard vault_peer_credentials(client.rawValue, &pid, &uid, &gid) == 0 else {
+            events.record("connections refused: credentials unreadable", detail: "refused a connection whose credentials could not be read: \(Errno.current)")
+            client.close()
+            return
+        }
+        guard uid == ownUID else {
+            events.record("connections refused: another uid", detail: "refused connection from pid \(pid) uid \(uid): only uid \(ownUID) is served")
+            client.close()
+            return
+        }
+        let (open, fromPeer) = connections.withLock { connections in
+            (connections.count, connections.values.count { $0.peerPID == pid })
+        }
+        let perProcess = configuration.connectionsPerProcessLimit
+        if fromPeer >= perProcess {
+            events.record(
+                "connections refused: one process over \(perProcess)",
+                detail: "refused connection from pid \(pid): it has \(fromPeer) open, the limit for one process")
+            refuse(client, "this process has \(fromPeer) connections to vaultd open, the limit for one process; close some")
+            return
+        }
+        if open >= configuration.maxConnections {
+            guard let evicted = evictLongestIdle() else {
+                events.record(
+                    "connections refused: all \(configuration.maxConnections) busy",
+                    detail: "refused connection from pid \(pid): \(open) connections open (the limit), none idle")
+                refuse(client, "vaultd has \(open) connections open, its limit, and none is idle; try again shortly")
+                return
+            }
+            events.record(
+                "idle connections closed to admit new ones",
+                detail: "closed idle connection \(evicted.number) (pid \(evicted.peerPID)) to admit one from pid \(pid): \(open) connections open, the limit")
+        }
+        nextConnection += 1
+        let number = nextConnection
+        let connection = Connection(
+            number: number, fd: client, peerPID: pid, dispatcher: dispatcher, logger: logger, events: events,
+            idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout)
+        connections.withLock { $0[number] = connection }
+        inFlight.enter()
+        let started = connection.start { [self] in
+            connections.withLock { _ = $0.removeValue(forKey: number) }
+            inFlight.leave()
+        }
+        if !started {
+            logger.error("could not start a thread for connection \(number) from pid \(pid); closing it")
+            connections.withLock { _ = $0.removeValue(forKey: number) }
+            inFlight.leave()
+            client.close()
+        }
+    }
+
+    /// Closes the connection idle the longest and stops counting it (its thread ends at once).
+    private func evictLongestIdle() -> Connection? {
+        let candidates = connections.withLock { connections in
+            connections.values.compactMap { connection in connection.idleSince.map { (connection, $0) } }
+        }
+        for (connection, _) in candidates.sorted(by: { $0.1 < $1.1 }) where connection.evictIfIdle() {
+            connections.withLock { _ = $0.removeValue(forKey: connection.number) }
+            return connection
+        }
+        return nil
+    }
+
+    private func refuse(_ client: FileDescriptor, _ message: String) {
+        var refusal = MessageCodec.encode(ResponseLine(id: nil, .failure(ErrorBody(.unavailable, message))))
+        UnixSocket.setTimeouts(client, seconds: 1)
+        try? client.sendAll(refusal)
+        refusal.removeAll()
+        client.close()
     }
 
     private let refreshQueue = DispatchQueue(label: "vaultd.refresh")

@@ -5,7 +5,7 @@ import VaultStores
 /// The store vaultd serves from, and the one dedicated serial queue every call to it runs on:
 /// store calls block (disk, fsync, scrypt, D-Bus), so they never run on the Swift cooperative
 /// pool, and the queue also serializes writes. Tracks why this store was chosen, why it is
-/// locked, and when it was last used (for auto-lock). `migrate` swaps in another store.
+/// locked, and when a client last used it (for auto-lock). `migrate` swaps in another store.
 public final class ActiveStore: @unchecked Sendable {
     // Mutable state below is touched only on `queue`.
     private var store: any VaultStore
@@ -27,7 +27,6 @@ public final class ActiveStore: @unchecked Sendable {
     /// Moves every item to `destination` (see `StoreMigration`) and then serves from it.
     public func migrate(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
         try queue.sync {
-            lastUse = Clock.monotonicSeconds()
             let report = try StoreMigration.migrate(from: store, to: destination, progress: progress)
             store = destination
             reason = newReason
@@ -37,12 +36,16 @@ public final class ActiveStore: @unchecked Sendable {
     }
 
     /// Runs `body` on the store queue and waits for it. Callers are connection threads and
-    /// vaultd's own queues, never the cooperative pool.
+    /// vaultd's own queues, never the cooperative pool. It does not count as use for auto-lock:
+    /// vaultd's own calls (background refresh, `status`) must not keep the keys in memory.
     public func perform<R>(_ body: (any VaultStore) throws -> R) throws -> R {
-        try queue.sync {
-            lastUse = Clock.monotonicSeconds()
-            return try body(store)
-        }
+        try queue.sync { try body(store) }
+    }
+
+    /// A client request that touches items is starting or has ended: auto-lock counts from here.
+    /// Queued behind the store calls before it, so `lockIfIdle` sees it in order.
+    public func recordUse() {
+        queue.async { self.lastUse = Clock.monotonicSeconds() }
     }
 
     /// Runs `body` on the store queue without waiting, with the store in use when it runs.
@@ -57,7 +60,7 @@ public final class ActiveStore: @unchecked Sendable {
 
     public var currentLockReason: String? { queue.sync { lockReason } }
 
-    /// Locks the store when it has not been used for `idle` seconds.
+    /// Locks the store when no client request has used it for `idle` seconds.
     public func lockIfIdle(for idle: Double, logger: Logger) {
         queue.async {
             guard Clock.monotonicSeconds() - self.lastUse >= idle, !self.store.status().isLocked else { return }

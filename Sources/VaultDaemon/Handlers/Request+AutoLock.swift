@@ -1,0 +1,14 @@
+import VaultProtocol
+
+extension Request {
+    /// Whether this request touches items and so postpones auto-lock (`--lock-after`). Asking how
+    /// vaultd is (`status`, `doctor`), locking, and sign-in steps that only talk to a provider do
+    /// not; neither does anything vaultd does by itself, such as background refresh.
+    var postponesAutoLock: Bool {
+        switch self {
+        case .status, .doctor, .lock, .resetPassword, .deviceStart: false
+        case .get, .add, .set, .delete, .list, .unlock, .changePassphrase, .migrate, .token, .login, .signup, .logout,
+             .importSession, .devicePoll: true
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Synchronization
+import Testing
+import VaultCore
+
+/// Connection slots cannot be held hostage: silent, trickling and half-written connections by the
+/// thousand, a tiny open-file limit, and a full table of idle connections all leave room for a
+/// fresh client, cost vaultd little CPU, and write a bounded number of log lines.
+@Suite(.serialized) struct ConnectionSlotTests {
+    /// The test opens thousands of sockets: lift its own soft open-file limit to the hard one.
+    static func raiseOwnOpenFileLimit() {
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        var limits = rlimit()
+        guard getrlimit(resource, &limits) == 0, limits.rlim_cur < limits.rlim_max else { return }
+        limits.rlim_cur = limits.rlim_max
+        _ = setrlimit(resource, &limits)
+    }
+
+    /// utime + stime of `pid`, in clock ticks (/proc/PID/stat fields 14 and 15).
+    static func cpuTicks(_ pid: Int32) -> Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return -1 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return -1 }
+        return user + system
+    }
+
+    /// CPU vaultd spends over `seconds` of the hostile connections doing what they do, in ticks.
+    static func cpuTicks(of pid: Int32, over seconds: Double) -> Int {
+        let before = cpuTicks(pid)
+        usleep(UInt32(seconds * 1_000_000))
+        return cpuTicks(pid) - before
+    }
+
+    /// Opens `count` connections; vaultd may refuse and close some at once, which is fine: each
+    /// still costs it an accept.
+    static func connect(_ count: Int, to path: String, sending prefix: String? = nil) throws -> [RawConnection] {
+        try (0..<count).map { _ in
+            let connection = try RawConnection(path: path)
+            if let prefix { try? connection.send(prefix) }
+            return connection
+        }
+    }
+
+    /// Times a fresh `vaultctl get`, which must succeed.
+    static func freshGet(_ vault: VaultHarness) throws -> Double {
+        let start = Date()
+        let result = try vault.ctl("get", "slots", "victim")
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == Array("still served".utf8))
+        return elapsed
+    }
+
+    static let halfWritten = #"{"id":1,"op":"get","service":"slots","acc"#
+
+    @Test func thousandsOfSilentTricklingAndHalfWrittenConnectionsLeaveRoomForAFreshClient() throws {
+        Self.raiseOwnOpenFileLimit()
+        let vault = VaultHarness()
+        let daemon = try vault.startDaemon()
+        try vault.ctl("set", "slots", "victim", input: "still served")
+        var hostile = try Self.connect(1000, to: vault.socketPath)
+        hostile += try Self.connect(1000, to: vault.socketPath, sending: Self.halfWritten)
+        let tricklers = try Self.connect(1000, to: vault.socketPath, sending: "{")
+        hostile += tricklers
+        defer { for connection in hostile { connection.close() } }
+        let stop = Mutex(false)
+        let trickled = DispatchSemaphore(value: 0)
+        let tricklerFDs = tricklers.map(\.fd)
+        let trickle = Thread {
+            defer { trickled.signal() }
+            while !stop.withLock({ $0 }) {
+                for fd in tricklerFDs { try? fd.sendAll([UInt8(ascii: "a")]) }
+                usleep(1_000_000)
+            }
+        }
+        trickle.start()
+        defer {
+            stop.withLock { $0 = true }
+            trickled.wait()
+        }
+
+        let elapsed = try Self.freshGet(vault)
+        #expect(elapsed < 1, "a fresh get took \(elapsed) s")
+        let ticks = Self.cpuTicks(of: daemon.processIdentifier, over: 3)
+        #expect(ticks >= 0 && ticks < 30, "vaultd used \(ticks) ticks of CPU in 3 s")
+        #expect(try Self.freshGet(vault) < 1)
+        let lines = vault.foregroundLog.split(separator: "\n")
+        #expect(lines.count < 40, "\(lines.count) log lines:\n\(lines.suffix(10).joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("refused connection from pid") && $0.contains("the limit for one process") })
+    }
+
+    @Test func aFullTableEvictsTheLongestIdleConnectionButNeverOneMidRequest() throws {
+        let vault = VaultHarness()
+        _ = try vault.startDaemon(["--max-connections", "3", "--max-connections-per-process", "100", "--request-timeout", "2s"])
+        try vault.ctl("set", "slots", "victim", input: "still served")
+        // Three connections that each made a request and then went quiet: the table is full.
+        let idle = try (0..<3).map { index in
+            let connection = try RawConnection(path: vault.socketPath)
+            #expect(try connection.request(#"{"id":\#(index),"op":"status"}"#)?.ok == true)
+            usleep(50_000)
+            return connection
+        }
+        defer { for connection in idle { connection.close() } }
+        #expect(try Self.freshGet(vault) < 5)
+        // The first to go quiet made room; the others still answer.
+        #expect(try idle[0].receive() == nil)
+        #expect(try idle[2].request(#"{"id":9,"op":"status"}"#)?.ok == true)
+
+        // Three clients in the middle of writing a request: none is evicted, a newcomer is refused…
+        let writing = try Self.connect(3, to: vault.socketPath, sending: Self.halfWritten)
+        defer { for connection in writing { connection.close() } }
+        let start = Date()
+        var refused = false
+        while Date().timeIntervalSince(start) < 10 {
+            let newcomer = try RawConnection(path: vault.socketPath)
+            defer { newcomer.close() }
+            // A refused newcomer may find the socket closed before its request is written.
+            try? newcomer.send(#"{"id":1,"op":"status"}"# + "\n")
+            guard let answer = (try? newcomer.receive()) ?? nil else { continue }
+            if answer.errorCode == "unavailable" { refused = true } else { break }
+            usleep(100_000)
+        }
+        #expect(refused, "a newcomer was admitted while every slot was mid-request: \(vault.foregroundLog)")
+        // …until their request deadline (2 s from their first byte) closes them with an error.
+        let cut = try writing[0].receive()
+        #expect(cut?.errorCode == "bad_request")
+        #expect(((cut?["error"] as? [String: Any])?["message"] as? String)?.contains("did not arrive whole within 2 s") == true)
+        #expect(try writing[0].receive() == nil)
+        #expect(Date().timeIntervalSince(start) < 8)
+        #expect(try Self.freshGet(vault) < 5)
+    }
+
+    @Test func aTinyOpenFileLimitNeitherSpinsNorFloodsTheLog() throws {
+        Self.raiseOwnOpenFileLimit()
+        let vault = VaultHarness()
+        let log = vault.root + "/vaultd-limited.log"
+        // prlimit executes vaultd in its own place: the pid is vaultd's.
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        daemon.arguments = ["--nofile=64:64", VaultHarness.vaultd, "--log-file", log, "--max-connections-per-process", "1000", "--request-timeout", "2s"]
+        daemon.environment = vault.environment
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer { vault.terminate(daemon) }
+        try vault.waitForSocket()
+        try vault.ctl("set", "slots", "victim", input: "still served")
+
+        // Far more silent connections than descriptors: the longest idle make room for new ones.
+        var hostile = try Self.connect(500, to: vault.socketPath)
+        defer { for connection in hostile { connection.close() } }
+        #expect(try Self.freshGet(vault) < 1)
+        // Half-written ones hold their slots until their deadline (2 s), then there is room again.
+        hostile += try Self.connect(200, to: vault.socketPath, sending: Self.halfWritten)
+        let ticks = Self.cpuTicks(of: daemon.processIdentifier, over: 3)
+        #expect(ticks >= 0 && ticks < 30, "vaultd used \(ticks) ticks of CPU in 3 s")
+        let deadline = Date().addingTimeInterval(30)
+        var result = try vault.ctl("get", "slots", "victim")
+        while result.status != 0 && Date() < deadline {
+            usleep(200_000)
+            result = try vault.ctl("get", "slots", "victim")
+        }
+        #expect(result.status == 0 && result.stdout == Array("still served".utf8), "\(result.stderr)")
+        #expect(daemon.isRunning)
+        let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+        #expect(lines.count < 60, "\(lines.count) log lines:\n\(lines.suffix(10).joined(separator: "\n"))")
+        #expect(lines.contains { $0.contains("--max-connections lowered from 128 to 32: the open-file limit is 64") })
+    }
+}
