@@ -80,13 +80,43 @@ import VaultCore
         }
 
         let elapsed = try Self.freshGet(vault)
-        #expect(elapsed < 1, "a fresh get took \(elapsed) s")
+        #expect(elapsed < 1, "a fresh get took \(elapsed) s; vaultd's log: \(vault.foregroundLog.suffix(2000))")
         let ticks = Self.cpuTicks(of: daemon.processIdentifier, over: 3)
         #expect(ticks >= 0 && ticks < 30, "vaultd used \(ticks) ticks of CPU in 3 s")
         #expect(try Self.freshGet(vault) < 1)
         let lines = vault.foregroundLog.split(separator: "\n")
         #expect(lines.count < 40, "\(lines.count) log lines:\n\(lines.suffix(10).joined(separator: "\n"))")
         #expect(lines.contains { $0.contains("refused connection from pid") && $0.contains("the limit for one process") })
+    }
+
+    /// Idle connections held by many processes (30 each, under the per-process cap) fill
+    /// every slot: a fresh client gets in by evicting the one idle the longest.
+    @Test func silentConnectionsFromManyProcessesAreEvictedForAFreshClient() throws {
+        let vault = VaultHarness()
+        _ = try vault.startDaemon(["--max-connections", "64"])
+        try vault.ctl("set", "slots", "victim", input: "still served")
+        let holder = """
+            import socket, sys
+            held = []
+            for _ in range(30):
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); held.append(s)
+            print("ready", flush=True)
+            sys.stdin.read()
+            """
+        var holders: [(Process, Pipe)] = []
+        defer { for (process, stdin) in holders { try? stdin.fileHandleForWriting.close(); process.waitUntilExit() } }
+        for _ in 0..<8 {
+            let process = Process(), stdin = Pipe(), stdout = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = ["-c", holder, vault.socketPath]
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            try process.run()
+            holders.append((process, stdin))
+            #expect(String(decoding: stdout.fileHandleForReading.readData(ofLength: 6), as: UTF8.self) == "ready\n")
+        }
+        #expect(try Self.freshGet(vault) < 1)
+        #expect(vault.foregroundLog.contains("to admit one from pid"), "\(vault.foregroundLog.suffix(800))")
     }
 
     @Test func aFullTableEvictsTheLongestIdleConnectionButNeverOneMidRequest() throws {

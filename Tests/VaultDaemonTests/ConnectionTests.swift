@@ -108,6 +108,30 @@ import VaultTestSupport
         #expect(log.recorded.contains { $0.contains("did not finish its request line within 1 s") })
     }
 
+    @Test func blankLinesAreNoProgressAndDoNotRestartTheDeadline() throws {
+        // A space, then "\n " again and again: every blank line completes at once and a new
+        // partial one begins, so a deadline restarted by blank lines would never come.
+        let (connection, clientSide, closed) = connect(requestTimeout: 1, idleTimeout: 30)
+        defer { clientSide.close() }
+        let start = Clock.monotonicSeconds()
+        let trickled = DispatchSemaphore(value: 0)
+        let trickle = Thread {
+            defer { trickled.signal() }
+            guard (try? clientSide.sendAll(Array(" ".utf8))) != nil else { return }
+            for _ in 0..<40 {
+                usleep(150_000)
+                guard (try? clientSide.sendAll(Array("\n ".utf8))) != nil else { return }
+            }
+        }
+        trickle.start()
+        let lines = try receiveAll(clientSide)
+        #expect(trickled.wait(timeout: .now() + 10) == .success)
+        #expect(closed.wait(timeout: .now() + 10) == .success)
+        #expect(Clock.monotonicSeconds() - start < 5)
+        #expect(lines.count == 1 && lines[0].contains("within 1 s"), "\(lines)")
+        #expect(connection.idleSince == nil)
+    }
+
     @Test func onlyAnIdleConnectionCanBeEvicted() throws {
         let (connection, clientSide, closed) = connect(requestTimeout: 30, idleTimeout: 30)
         defer { clientSide.close() }

@@ -49,6 +49,14 @@ public enum UnixSocket {
         _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// Waits until `fd` has something to read (bytes, or the peer's close) for at most `seconds`;
+    /// false when the time ran out first.
+    public static func waitReadable(_ fd: FileDescriptor, seconds: Double) throws -> Bool {
+        var descriptor = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(min(max(seconds, 0), 86_400) * 1000)
+        return try retryingOnInterrupt { poll(&descriptor, 1, milliseconds) } > 0
+    }
+
     /// How long a blocking receive waits before failing with EAGAIN (an idle timeout).
     public static func setReceiveTimeout(_ fd: FileDescriptor, seconds: Double) {
         var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))

@@ -91,9 +91,10 @@ final class Connection: Sendable {
         }
     }
 
-    private func becomeIdle() {
+    /// Idle again, since the last request was answered (blank lines do not count).
+    private func becomeIdle(since: Double) {
         state.withLock { state in
-            if case .busy = state { state = .idle(since: Clock.monotonicSeconds()) }
+            if case .busy = state { state = .idle(since: since) }
         }
     }
 
@@ -103,6 +104,8 @@ final class Connection: Sendable {
         var scratch = [UInt8](repeating: 0, count: 64 * 1024)
         /// When the first byte of the request line now buffered arrived; nil while idle.
         var lineStarted: Double?
+        /// When the connection opened or last had a request answered: the idle timeout counts from here.
+        var lastAnswered = Clock.monotonicSeconds()
         defer {
             lines.clear()
             scratch.withUnsafeMutableBytes { SecretBytes.wipe($0) }
@@ -117,8 +120,10 @@ final class Connection: Sendable {
                 switch lines.next() {
                 case .line(var line):
                     defer { line.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-                    answered = true
+                    // A blank line is no progress: it neither restarts the request deadline nor
+                    // keeps the connection from counting as idle.
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue drain }
+                    answered = true
                     guard send(dispatcher.handle(line: &line)) else { return }
                 case .tooLong:
                     logger.warning("connection \(number) (pid \(peerPID)) sent a request over \(MessageCodec.maxRequestBytes) bytes; closing it")
@@ -130,39 +135,38 @@ final class Connection: Sendable {
                 }
             }
             let now = Clock.monotonicSeconds()
+            if answered { lastAnswered = now }
             if lines.isEmpty {
                 lineStarted = nil
-                becomeIdle()
+                becomeIdle(since: lastAnswered)
             } else if answered || lineStarted == nil {
                 // The rest of this read began a new line.
                 lineStarted = now
             }
-            let wait = lineStarted.map { $0 + requestTimeout - now } ?? idleTimeout
+            let wait = lineStarted.map { $0 + requestTimeout - now } ?? (lastAnswered + idleTimeout - now)
             guard wait > 0 else {
-                unfinishedRequest()
+                if lineStarted != nil { unfinishedRequest() }
                 return
             }
-            UnixSocket.setReceiveTimeout(fd, seconds: max(wait, 0.001))
+            // Wait, then claim the connection before consuming anything: once bytes are read here,
+            // an eviction (which only takes idle connections) can no longer drop them unanswered.
             let count: Int
             do {
-                count = try scratch.withUnsafeMutableBytes { try fd.read(into: $0) }
-            } catch let error as Errno {
-                if error == .wouldBlock {
+                guard try UnixSocket.waitReadable(fd, seconds: wait) else {
                     if lineStarted != nil {
                         unfinishedRequest()
                     } else {
                         logger.debug("connection \(number) closed after \(Int(idleTimeout)) s idle")
                     }
+                    return
                 }
-                return
+                guard beginRequest() else { return }
+                UnixSocket.setReceiveTimeout(fd, seconds: 1)
+                count = try scratch.withUnsafeMutableBytes { try fd.read(into: $0) }
             } catch {
                 return
             }
             if count == 0 { return }
-            guard beginRequest() else {
-                scratch.withUnsafeMutableBytes { SecretBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
-                return
-            }
             scratch.withUnsafeBytes { lines.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             scratch.withUnsafeMutableBytes { SecretBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
         }
