@@ -27,10 +27,10 @@ enum Output {
         }
     }
 
-    static func line(_ text: String) { write(Array((text.replacingControlCharacters(keepingNewlines: true) + "\n").utf8)) }
+    static func line(_ text: String) { write(Array((text.replacingControlCharacters(keepingTabsAndNewlines: true) + "\n").utf8)) }
 
     static func error(_ text: String) {
-        write(Array(("vaultctl: " + text.replacingControlCharacters(keepingNewlines: true) + "\n").utf8), to: 2)
+        write(Array(("vaultctl: " + text.replacingControlCharacters(keepingTabsAndNewlines: true) + "\n").utf8), to: 2)
     }
 
     /// A secret (a token, or a shell line quoting one) and a newline, byte for byte.
