@@ -191,4 +191,22 @@ struct RefreshCoordinationTests {
         #expect(Clock.monotonicSeconds() - started < 1.6)
         #expect(transport.sent.count == 2)
     }
+
+    /// A symlink where the lock file belongs is never followed: the refresh fails with a storage
+    /// error naming the lock, and the link's target is not created.
+    @Test func aSymlinkedLockFileIsRefused() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lock = FileRefreshLock(path: directory + "/vault.db.refresh.lock")
+        try FileManager.default.createSymbolicLink(atPath: lock.path, withDestinationPath: directory + "/elsewhere")
+        let store = Store(session("AT-old", "RT-old", expiringIn: -10))
+        let transport = FakeTransport([Self.granted("AT-new", "RT-new")])
+        do {
+            _ = try store.refresher(transport, lock: lock).token(for: key, minTTL: 60)
+            Issue.record("expected a storage error")
+        } catch let VaultError.storage(operation, path, _) {
+            #expect(operation.contains("refresh lock") && path == lock.path)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory + "/elsewhere") && transport.sent.isEmpty)
+    }
 }
