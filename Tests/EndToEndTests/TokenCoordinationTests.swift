@@ -6,18 +6,6 @@ import VaultCore
 /// django-oauth-toolkit (rotation on, so a refresh token presented twice is `invalid_grant`), and
 /// a sign-in while a refresh the provider will reject is in flight.
 @Suite struct TokenCoordinationTests {
-    static func waitForSocket(_ path: String) throws {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let connection = try? RawConnection(path: path) {
-                connection.close()
-                return
-            }
-            usleep(10_000)
-        }
-        throw VaultError.unavailable("no vaultd on \(path)")
-    }
-
     static func waitUntil(_ condition: () throws -> Bool) throws -> Bool {
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
@@ -40,7 +28,7 @@ import VaultCore
         #expect(try server.login(vault).status == 0)  // starts the first vaultd, on the default socket
         let second = vault.root + "/run/second.sock"
         _ = try vault.startDaemon(["--socket", second], waitUntilServing: false)
-        try Self.waitForSocket(second)
+        try vault.waitForSocket(second)
         #expect(try vault.ctl(["--socket", second, "list"]).text.contains("example"), "the second vaultd serves the same vault file")
 
         usleep(3_200_000)  // the 3-second access token expires

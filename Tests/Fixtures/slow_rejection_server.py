@@ -12,7 +12,7 @@ GET /__count answers {"password": N, "refresh": N}. Stops when stdin closes.
 """
 import threading
 
-from fixture_server import JSONHandler, serve
+from fixture_server import CountingHandler, serve
 from urllib.parse import parse_qs, urlparse
 
 lock = threading.Lock()
@@ -20,13 +20,11 @@ released = threading.Event()
 counts = {"password": 0, "refresh": 0}
 
 
-class Handler(JSONHandler):
-    def do_GET(self):
-        with lock:
-            self.reply(200, counts) if self.path == "/__count" else self.reply(404, {})
+class Handler(CountingHandler):
+    counts, lock = counts, lock
 
     def do_POST(self):
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+        raw = self.body_text()
         path = urlparse(self.path).path
         if path == "/__release":
             released.set()
