@@ -84,7 +84,7 @@ let package = Package(
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
-        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "VaultClient", "VaultCore", "VaultTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "vault-store-tool", "VaultClient", "VaultCore", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

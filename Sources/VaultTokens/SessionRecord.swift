@@ -25,6 +25,8 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     public var email: String?
     /// Set when the provider rejected the refresh token: the user must sign in again.
     public var needsSignIn = false
+    /// Unix seconds of the last refresh by `SessionRefresher` (its rule against refresh storms).
+    public var refreshedAt: Double?
 
     enum CodingKeys: String, CodingKey {
         case version, provider, scope, email
@@ -40,6 +42,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         case expiresAt = "expires_at"
         case userID = "user_id"
         case needsSignIn = "needs_sign_in"
+        case refreshedAt = "refreshed_at"
     }
 
     public init(provider: ProviderKind, tokenEndpoint: String, clientID: String?, clientSecret: String?, scope: String?,
@@ -99,6 +102,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         userID = try container.decodeIfPresent(String.self, forKey: .userID)
         email = try container.decodeIfPresent(String.self, forKey: .email)
         needsSignIn = try container.decodeIfPresent(Bool.self, forKey: .needsSignIn) ?? false
+        refreshedAt = try container.decodeIfPresent(Double.self, forKey: .refreshedAt)
     }
 
     /// Reads a session to import: a record, or an OAuth 2.0 token response (RFC 6749 §5.1) with

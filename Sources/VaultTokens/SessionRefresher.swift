@@ -4,9 +4,14 @@ import Synchronization
 import VaultCore
 
 /// Hands out valid access tokens, refreshing sessions through their refresh token when they are
-/// about to expire. One refresh per session at a time: concurrent callers wait for the one in
-/// flight and share its result. A rotated refresh token is saved (durably, by the store) before
-/// any caller receives the new access token. Blocking: call from threads that may block.
+/// about to expire. One refresh per session at a time: concurrent callers in this process wait
+/// for the one in flight and share its result, and `lock` keeps other processes on the same
+/// store out while it runs. A refresh writes by compare-and-swap: the provider's answer is stored
+/// only when the stored session is still the one the refresh started from; otherwise the newer
+/// session is served (a sign-in meanwhile is never overwritten, not even with "needs sign-in").
+/// A rotated refresh token is saved (durably, by the store) before any caller receives the new
+/// access token. Each refresh finishes within `budget` seconds. Blocking: call from threads that
+/// may block.
 public final class SessionRefresher: Sendable {
     public struct Token: Sendable, Equatable {
         public var accessToken: String
@@ -14,6 +19,20 @@ public final class SessionRefresher: Sendable {
         /// Unix seconds, or nil when the provider gave no lifetime.
         public var expiresAt: Double?
     }
+
+    /// Reads the stored session, hands it to the change, and stores what the change returns (nil:
+    /// nothing), atomically with respect to this process's other writers; returns the session
+    /// stored afterwards.
+    public typealias Update = @Sendable (ItemKey, (SessionRecord) throws -> SessionRecord?) throws -> SessionRecord
+
+    /// The longest one refresh takes, lock wait, attempts and pauses included: shorter than a
+    /// client's wait for `token` (VaultConnection waits 30 s), so the client hears the outcome.
+    public static let defaultBudget = 20.0
+    /// A token refreshed this many seconds ago or less is served while it has `recentMinimum`
+    /// seconds left (or the caller's min-ttl, when smaller), even when it expires within the
+    /// caller's min-ttl: a provider whose lifetime is shorter than min-ttl is not asked on every call.
+    public static let recentWindow = 10.0
+    public static let recentMinimum = 5.0
 
     private final class Flight: @unchecked Sendable {
         let group = DispatchGroup()
@@ -24,22 +43,52 @@ public final class SessionRefresher: Sendable {
     /// The network, shared with `SessionManager` (a scripted fake in tests).
     public let transport: any HTTPTransport
     public let load: @Sendable (ItemKey) throws -> SessionRecord
-    let save: @Sendable (ItemKey, SessionRecord) throws -> Void
+    let update: Update
+    let lock: any RefreshLock
     let log: @Sendable (String) -> Void
     let retryDelays: [Double]
+    let budget: Double
+    /// The longest one request to the provider takes (the transport's timeout and its margin):
+    /// an attempt starts only when it can finish within the budget.
+    let attemptTimeout: Double
     private let flights = Mutex<[ItemKey: Flight]>([:])
 
     public init(
         transport: any HTTPTransport = HTTPClient(), retryDelays: [Double] = [0.5, 1.5],
+        budget: Double = SessionRefresher.defaultBudget, attemptTimeout: Double = 11,
+        lock: any RefreshLock = ProcessLocalRefreshLock(),
         load: @escaping @Sendable (ItemKey) throws -> SessionRecord,
-        save: @escaping @Sendable (ItemKey, SessionRecord) throws -> Void,
+        update: @escaping Update,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.transport = transport
         self.retryDelays = retryDelays
+        self.budget = budget
+        self.attemptTimeout = attemptTimeout
+        self.lock = lock
         self.load = load
-        self.save = save
+        self.update = update
         self.log = log
+    }
+
+    /// Over plain load and save closures (a store only this refresher writes, as in tests).
+    public convenience init(
+        transport: any HTTPTransport = HTTPClient(), retryDelays: [Double] = [0.5, 1.5],
+        budget: Double = SessionRefresher.defaultBudget, attemptTimeout: Double = 11,
+        lock: any RefreshLock = ProcessLocalRefreshLock(),
+        load: @escaping @Sendable (ItemKey) throws -> SessionRecord,
+        save: @escaping @Sendable (ItemKey, SessionRecord) throws -> Void,
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.init(
+            transport: transport, retryDelays: retryDelays, budget: budget, attemptTimeout: attemptTimeout, lock: lock, load: load,
+            update: { key, change in
+                let current = try load(key)
+                guard let changed = try change(current) else { return current }
+                try save(key, changed)
+                return changed
+            },
+            log: log)
     }
 
     /// A token valid for at least `minTTL` more seconds, refreshing first when needed.
@@ -64,43 +113,87 @@ public final class SessionRefresher: Sendable {
         return try result.get()
     }
 
+    /// A token to serve as it is, or nil when it must be refreshed first.
     private func usable(_ record: SessionRecord, key: ItemKey, minTTL: Double) throws -> Token? {
         if record.needsSignIn { throw signInRequired(key) }
         guard let expiresAt = record.expiresAt else { return token(from: record) }
-        return expiresAt - Date().timeIntervalSince1970 > minTTL ? token(from: record) : nil
+        let now = Date().timeIntervalSince1970
+        let left = expiresAt - now
+        if left > minTTL { return token(from: record) }
+        // No refresh storms: just refreshed, still good for a while.
+        if let refreshedAt = record.refreshedAt, (0...Self.recentWindow).contains(now - refreshedAt),
+           left >= min(minTTL, Self.recentMinimum) {
+            return token(from: record)
+        }
+        return nil
     }
 
     private func refresh(_ key: ItemKey, minTTL: Double) throws -> Token {
-        // Reload inside the flight: a refresh that just finished may have made this unnecessary.
+        let deadline = Clock.monotonicSeconds() + budget
+        do {
+            // Waiting for another process's refresh leaves time for one attempt of our own.
+            return try lock.withLock(key, until: deadline - attemptTimeout) {
+                try refreshHoldingLock(key, minTTL: minTTL, deadline: deadline)
+            }
+        } catch VaultError.busy {
+            return try fallBack(try load(key), key: key, problem: "another process kept refreshing it for too long")
+        }
+    }
+
+    private func refreshHoldingLock(_ key: ItemKey, minTTL: Double, deadline: Double) throws -> Token {
+        // Reload inside the flight and the lock: a refresh that just finished, here or in another
+        // process, may have made this unnecessary.
         var record = try load(key)
         if let fresh = try usable(record, key: key, minTTL: minTTL) { return fresh }
-        guard let refreshToken = record.refreshToken else {
-            if stillValid(record) { return token(from: record) }
-            throw signInRequired(key, because: "it has no refresh token")
-        }
         var problem = ""
-        for attempt in 0...retryDelays.count {
+        var attempt = 0
+        var restarted = false
+        while true {
+            guard let refreshToken = record.refreshToken else {
+                if stillValid(record) { return token(from: record) }
+                throw signInRequired(key, because: "it has no refresh token")
+            }
             switch refreshOutcome(record, refreshToken: refreshToken) {
             case .granted(let grant):
-                record.apply(grant)
+                var refreshed = record
+                refreshed.apply(grant)
+                refreshed.refreshedAt = Date().timeIntervalSince1970
                 // Durable before anyone sees the new token: with rotation, the old refresh token is dead now.
-                try save(key, record)
-                log("refreshed the session for \(key)")
-                return token(from: record)
+                let stored = try update(key) { $0 == record ? refreshed : nil }
+                if stored == refreshed {
+                    log("refreshed the session for \(key)")
+                    return token(from: refreshed)
+                }
+                log("the session for \(key) changed while it was being refreshed; keeping the stored one")
+                return stillValid(stored) && !stored.needsSignIn ? token(from: stored) : token(from: refreshed)
             case .rejected(let code, _):
-                record.needsSignIn = true
-                try? save(key, record)
-                log("the provider rejected the refresh token for \(key) (\(code)); it needs a new sign-in")
-                throw signInRequired(key, because: "the provider rejected its refresh token (\(code))")
+                var dead = record
+                dead.needsSignIn = true
+                let stored = (try? update(key) { $0 == record ? dead : nil }) ?? dead
+                guard stored != dead else {
+                    log("the provider rejected the refresh token for \(key) (\(code)); it needs a new sign-in")
+                    throw signInRequired(key, because: "the provider rejected its refresh token (\(code))")
+                }
+                // A sign-in (or a refresh elsewhere) replaced the session meanwhile: use that one.
+                log("the provider rejected an old refresh token for \(key) (\(code)); the session changed meanwhile, keeping the stored one")
+                if let fresh = try usable(stored, key: key, minTTL: minTTL) { return fresh }
+                guard !restarted, Clock.monotonicSeconds() + attemptTimeout <= deadline else {
+                    return try fallBack(stored, key: key, problem: "it changed while it was being refreshed")
+                }
+                restarted = true
+                record = stored
             case .temporary(let message):
                 problem = message
-                if attempt < retryDelays.count { Thread.sleep(forTimeInterval: retryDelays[attempt]) }
+                // Another attempt only when it, and the pause before it, fit in the budget.
+                guard attempt < retryDelays.count, Clock.monotonicSeconds() + retryDelays[attempt] + attemptTimeout <= deadline else {
+                    return try fallBack(record, key: key, problem: problem)
+                }
+                Thread.sleep(forTimeInterval: retryDelays[attempt])
+                attempt += 1
             case .malformed(let message):
-                problem = message
-                return try fallBack(record, key: key, problem: problem)
+                return try fallBack(record, key: key, problem: message)
             }
         }
-        return try fallBack(record, key: key, problem: problem)
     }
 
     /// Asks the session's provider for new tokens.
@@ -115,6 +208,7 @@ public final class SessionRefresher: Sendable {
     /// After a failed refresh: a token that is still valid is served; otherwise a clear error.
     /// The stored session is left as it was.
     private func fallBack(_ record: SessionRecord, key: ItemKey, problem: String) throws -> Token {
+        if record.needsSignIn { throw signInRequired(key) }
         if stillValid(record) {
             log("could not refresh the session for \(key) (\(problem)); serving the current token, still valid")
             return token(from: record)

@@ -124,16 +124,18 @@ final class VaultHarness: @unchecked Sendable {
 
     private var started: [Process] = []
 
-    func waitForSocket(timeout: Double = 30) throws {
+    /// Waits until a vaultd answers on `path` (default: this harness's socket).
+    func waitForSocket(_ path: String? = nil, timeout: Double = 30) throws {
+        let path = path ?? socketPath
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let connection = try? RawConnection(path: socketPath) {
+            if let connection = try? RawConnection(path: path) {
                 connection.close()
                 return
             }
             usleep(10_000)
         }
-        throw VaultError.unavailable("vaultd did not start listening on \(socketPath)")
+        throw VaultError.unavailable("vaultd did not start listening on \(path)")
     }
 
     /// Pids of running vaultd processes serving this harness's socket.

@@ -12,7 +12,7 @@ import secrets
 import threading
 import time
 
-from fixture_server import JSONHandler, serve
+from fixture_server import CountingHandler, serve
 from urllib.parse import parse_qs, urlparse
 
 CLIENT_ID = "device-client"
@@ -22,13 +22,11 @@ refresh_tokens = set()
 counts = {"device": 0, "poll": 0, "slow_down": 0}
 
 
-class Handler(JSONHandler):
-    def do_GET(self):
-        with lock:
-            self.reply(200, counts) if self.path == "/__count" else self.reply(404, {})
+class Handler(CountingHandler):
+    counts, lock = counts, lock
 
     def do_POST(self):
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+        raw = self.body_text()
         path = urlparse(self.path).path
         if path in ("/__approve", "/__deny"):
             user_code = json.loads(raw)["user_code"]

@@ -27,6 +27,19 @@ class JSONHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def body_text(self):
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+
+
+class CountingHandler(JSONHandler):
+    """Answers GET /__count with the subclass's `counts`, read under its `lock`."""
+    counts = {}
+    lock = threading.Lock()
+
+    def do_GET(self):
+        with self.lock:
+            self.reply(200, self.counts) if self.path == "/__count" else self.reply(404, {})
+
 
 def serve(handler, info):
     """Serves `handler` until stdin closes; `info` goes into server.json beside the port."""

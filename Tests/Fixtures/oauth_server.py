@@ -5,12 +5,15 @@ Usage: oauth_server.py STATE_DIR
 Writes STATE_DIR/server.json ({"port", "client_id", "client_secret", "username", "password"})
 once it listens. Access tokens live 3 seconds; refresh tokens rotate (no grace period).
 GET /count answers {"token": N}: how many requests reached the token endpoint.
+POST /__hold?seconds=S makes every later token request wait S seconds before django answers it
+(a slow server, so that simultaneous refreshes overlap).
 Loopback only; stops when its parent closes its stdin.
 """
 import json
 import os
 import sys
 import threading
+import time
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -57,6 +60,7 @@ application = Application.objects.create(
 )
 
 counts = {"token": 0}
+hold = {"seconds": 0.0}
 lock = threading.Lock()
 django_app = WSGIHandler()
 
@@ -67,9 +71,16 @@ def app(environ, start_response):
             body = json.dumps(counts).encode()
         start_response("200 OK", [("Content-Type", "application/json")])
         return [body]
+    if environ.get("PATH_INFO") == "/__hold":
+        with lock:
+            hold["seconds"] = float(environ.get("QUERY_STRING", "").partition("seconds=")[2] or 0)
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [b"{}"]
     if environ.get("PATH_INFO") == "/o/token/":
         with lock:
             counts["token"] += 1
+            delay = hold["seconds"]
+        time.sleep(delay)
     return django_app(environ, start_response)
 
 

@@ -29,13 +29,38 @@ extension Commands {
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }), !name.first!.isNumber else {
                 throw ParsedArguments.UsageError(message: "--env-name must be a shell variable name")
             }
-            Output.line("export \(name)=\(token.accessToken)")
+            // Single-quoted: under eval, nothing in the token is ever shell syntax.
+            Output.secretLine("export \(name)=\(Self.shellQuoted(token.accessToken))")
         case "header":
-            Output.line("Authorization: \(token.tokenType.lowercased() == "bearer" ? "Bearer" : token.tokenType) \(token.accessToken)")
+            try Self.checkHeaderSafe(token)
+            Output.secretLine("Authorization: \(token.tokenType.lowercased() == "bearer" ? "Bearer" : token.tokenType) \(token.accessToken)")
         case "exec-credential":
+            try Self.checkHeaderSafe(token)
             Output.json(ExecCredential(token: token.accessToken, expirationTimestamp: token.expiresAt.map { String(Output.time($0).prefix(19)) + "Z" }))
         default:
-            Output.line(token.accessToken)
+            Output.secretLine(token.accessToken)
+        }
+    }
+
+    /// `'...'` with every `'` written as `'\''`: the shell reads the text back unchanged.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
+    /// Formats that others parse as HTTP (a header line, kubectl's credential) carry only an
+    /// access token in RFC 6750's b64token set and a token type that is an RFC 9110 token;
+    /// anything else is refused, and nothing is printed.
+    static func checkHeaderSafe(_ token: AccessToken) throws {
+        let b64token = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~+/".unicodeScalars)
+        let body = token.accessToken.unicodeScalars
+        let withoutPadding = body.prefix { $0 != "=" }
+        let padding = body.dropFirst(withoutPadding.count)
+        guard !withoutPadding.isEmpty, withoutPadding.allSatisfy(b64token.contains), padding.allSatisfy({ $0 == "=" }) else {
+            throw VaultError.invalidInput("the access token has characters outside RFC 6750's token set, so it cannot be printed as a header; use --format json")
+        }
+        let tchar = Set("!#$%&'*+-.^_`|~ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".unicodeScalars)
+        guard !token.tokenType.isEmpty, token.tokenType.unicodeScalars.allSatisfy(tchar.contains) else {
+            throw VaultError.invalidInput("the token type is not an HTTP token, so it cannot be printed as a header; use --format json")
         }
     }
 

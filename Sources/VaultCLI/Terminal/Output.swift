@@ -9,7 +9,10 @@ import Foundation
 import VaultClient
 import VaultCore
 
-/// Writing to stdout and stderr without Foundation.
+/// Writing to stdout and stderr without Foundation. Text goes out with its control characters
+/// replaced (`line`, `error`, `table`): much of it comes from the network (provider messages,
+/// device codes, user names), and an escape sequence must never reach a terminal. Secrets go out
+/// exactly as stored (`write`, `secretLine`).
 enum Output {
     static var stdoutIsTerminal: Bool { Terminal.isTerminal(1) }
 
@@ -24,12 +27,23 @@ enum Output {
         }
     }
 
-    static func line(_ text: String) { write(Array((text + "\n").utf8)) }
+    static func line(_ text: String) { write(Array((text.replacingControlCharacters(keepingTabsAndNewlines: true) + "\n").utf8)) }
 
-    static func error(_ text: String) { write(Array(("vaultctl: " + text + "\n").utf8), to: 2) }
+    static func error(_ text: String) {
+        write(Array(("vaultctl: " + text.replacingControlCharacters(keepingTabsAndNewlines: true) + "\n").utf8), to: 2)
+    }
+
+    /// A secret (a token, or a shell line quoting one) and a newline, byte for byte.
+    static func secretLine(_ text: String) {
+        var bytes = Array((text + "\n").utf8)
+        write(bytes)
+        bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) }
+    }
 
     /// Columns padded to their widest cell on a terminal; tab-separated (no header) for scripts.
     static func table(header: [String], rows: [[String]]) {
+        // Before joining: a tab or newline inside a cell would split it for scripts.
+        let rows = rows.map { $0.map { $0.replacingControlCharacters() } }
         if !stdoutIsTerminal {
             for row in rows { line(row.joined(separator: "\t")) }
             return

@@ -21,6 +21,14 @@ public protocol VaultStore: AnyObject, Sendable {
     func lock() throws
     /// Unlocks with `passphrase`, or with the store's own mechanism when nil.
     func unlock(passphrase: SecretBytes?) throws
+
+    /// The lock file through which every process using this store takes turns refreshing its
+    /// sign-in sessions; nil for a store no other process can see. Default: nil.
+    var refreshLockPath: String? { get }
+}
+
+extension VaultStore {
+    public var refreshLockPath: String? { nil }
 }
 
 /// What `status` reports about a store.

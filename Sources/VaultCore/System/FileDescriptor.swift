@@ -98,4 +98,25 @@ public struct FileDescriptor: Sendable, Hashable {
     public func unlock() {
         _ = flock(rawValue, LOCK_UN)
     }
+
+    /// Tries to take an exclusive open-file-description lock (`F_OFD_SETLK`) on `length` bytes
+    /// from `start` (`length` 0: to the end of the file, whatever its size); returns false when
+    /// another open file description holds an overlapping one, in this process or another.
+    /// Released when this descriptor closes.
+    public func tryLockRange(start: Int, length: Int) throws -> Bool {
+        var region = flock()
+        region.l_type = Int16(F_WRLCK)
+        region.l_whence = Int16(SEEK_SET)
+        region.l_start = start
+        region.l_len = length
+        // F_OFD_SETLK (Linux 3.15); Glibc's module does not export it.
+        let setOFDLock: Int32 = 37
+        do {
+            _ = try retryingOnInterrupt { fcntl(rawValue, setOFDLock, &region) }
+            return true
+        } catch {
+            if error == .wouldBlock || error == .accessDenied { return false }
+            throw error
+        }
+    }
 }

@@ -23,17 +23,19 @@ public final class RequestDispatcher: Sendable {
         self.catalog = catalog
         self.socketPath = socketPath
         self.logger = logger
+        // One request to a provider must fit in a refresh's budget (HTTPClient waits its timeout and 1 s more).
+        let httpTimeout = min(catalog.configuration.httpTimeout, SessionRefresher.defaultBudget - 2)
         refresher = SessionRefresher(
-            transport: HTTPClient(timeout: catalog.configuration.httpTimeout),
-            load: { key in
-                let item = try store.perform { try $0.get(key) }
-                guard item.info.kind == .session else {
-                    throw VaultError.invalidInput("\(key) is a plain secret, not a sign-in session; use 'vaultctl get'")
+            transport: HTTPClient(timeout: httpTimeout), attemptTimeout: httpTimeout + 1, lock: StoreRefreshLock(store: store),
+            load: { key in try store.perform { try Self.session(key, in: $0) } },
+            update: { key, change in
+                // On the store queue: no other writer of this vaultd comes between the read and the write.
+                try store.perform { active in
+                    let current = try Self.session(key, in: active)
+                    guard let changed = try change(current) else { return current }
+                    _ = try active.set(key, secret: changed.encoded(), changes: ItemChanges(kind: .session))
+                    return changed
                 }
-                return try SessionRecord.decoding(item.secret, key: key)
-            },
-            save: { key, record in
-                try store.perform { _ = try $0.set(key, secret: record.encoded(), changes: ItemChanges(kind: .session)) }
             },
             log: { logger.info($0) })
         sessions = SessionManager(
@@ -42,6 +44,15 @@ public final class RequestDispatcher: Sendable {
                 try store.perform { try $0.set(key, secret: record.encoded(), changes: ItemChanges(label: label, kind: .session)) }
             },
             delete: { key in try store.perform { try $0.delete(key) } })
+    }
+
+    /// The session stored under `key`; an error for a plain secret.
+    static func session(_ key: ItemKey, in store: any VaultStore) throws -> SessionRecord {
+        let item = try store.get(key)
+        guard item.info.kind == .session else {
+            throw VaultError.invalidInput("\(key) is a plain secret, not a sign-in session; use 'vaultctl get'")
+        }
+        return try SessionRecord.decoding(item.secret, key: key)
     }
 
     /// Answers one request line. Its secret fields are read into `SecretBytes` and blanked in

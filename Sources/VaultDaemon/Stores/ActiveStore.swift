@@ -1,6 +1,7 @@
 import Dispatch
 import VaultCore
 import VaultStores
+import VaultTokens
 
 /// The store vaultd serves from, and the one dedicated serial queue every call to it runs on:
 /// store calls block (disk, fsync, scrypt, D-Bus), so they never run on the Swift cooperative
@@ -24,8 +25,18 @@ public final class ActiveStore: @unchecked Sendable {
 
     public var reasonChosen: String { queue.sync { reason } }
 
-    /// Moves every item to `destination` (see `StoreMigration`) and then serves from it.
+    /// Moves every item to `destination` (see `StoreMigration`) and then serves from it. Holds
+    /// every session's refresh lock of the current store meanwhile (taken before the store
+    /// queue, which a refresh in flight needs to finish), so no process refreshes a session
+    /// between its copy and the removal of its original.
     public func migrate(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
+        guard let refreshLock = current.store.refreshLockPath else { return try move(to: destination, reason: newReason, progress: progress) }
+        return try FileRefreshLock(path: refreshLock).withWholeFile(until: Clock.monotonicSeconds() + SessionRefresher.defaultBudget + 5) {
+            try move(to: destination, reason: newReason, progress: progress)
+        }
+    }
+
+    private func move(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
         try queue.sync {
             let report = try StoreMigration.migrate(from: store, to: destination, progress: progress)
             store = destination

@@ -46,6 +46,10 @@ public final class EncryptedFileStore: PassphraseProtected {
 
     public var kind: StoreKind { .file }
 
+    /// Beside the vault file (not the write lock `<file>.lock`: a refresh holds this one across
+    /// its request to the provider, while other writes go on).
+    public var refreshLockPath: String? { path + ".refresh.lock" }
+
     /// True when the vault file exists (unlocking will open it rather than create it).
     public var exists: Bool { (try? FileStatus.of(path)) != nil }
 

@@ -10,12 +10,17 @@ public enum VaultFileLocation {
             }
             return file
         }
+        return try dataDirectory(environment: environment) + "/vault.db"
+    }
+
+    /// vault's data directory: `$XDG_DATA_HOME/vault`, else `~/.local/share/vault`.
+    public static func dataDirectory(environment: [String: String]) throws -> String {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return data + "/vault/vault.db"
+            return data + "/vault"
         }
         guard let home = environment["HOME"], home.hasPrefix("/") else {
             throw VaultError.unavailable("cannot place the vault file: set HOME, XDG_DATA_HOME or VAULT_FILE")
         }
-        return home + "/.local/share/vault/vault.db"
+        return home + "/.local/share/vault"
     }
 }

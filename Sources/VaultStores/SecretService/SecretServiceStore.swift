@@ -19,6 +19,11 @@ public final class SecretServiceStore: VaultStore {
 
     public var kind: StoreKind { .secretService }
 
+    /// One per user, as the default collection is: in vault's data directory.
+    public var refreshLockPath: String? {
+        (try? VaultFileLocation.dataDirectory(environment: ProcessEnvironment.current)).map { $0 + "/secret-service.refresh.lock" }
+    }
+
     public func status() -> StoreStatus {
         let locked = (try? withService { connection in try self.defaultCollection(connection).isLocked }) ?? true
         let count = locked ? nil : (try? list(service: nil).count)

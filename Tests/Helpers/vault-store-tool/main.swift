@@ -23,7 +23,7 @@ let environment = ProcessEnvironment.current
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-    say("usage: vault-store-tool (set|get|write-loop|add-range|fill|dump) PATH ...")
+    say("usage: vault-store-tool (set|set-session|get|write-loop|add-range|fill|dump) PATH ...")
     exit(2)
 }
 let command = arguments[0]
@@ -38,6 +38,10 @@ do {
     case "set":
         let secret = try Terminal.readLine(from: FileDescriptor(rawValue: 0), maxBytes: ItemLimits.maxSecretBytes) ?? .empty
         try store.set(try ItemKey(service: arguments[2], account: arguments[3]), secret: secret, changes: ItemChanges())
+    case "set-session":
+        // A sign-in session's record exactly as given (JSON on one line), as no vault command would write it.
+        let secret = try Terminal.readLine(from: FileDescriptor(rawValue: 0), maxBytes: ItemLimits.maxSecretBytes) ?? .empty
+        try store.set(try ItemKey(service: arguments[2], account: arguments[3]), secret: secret, changes: ItemChanges(kind: .session))
     case "get":
         let item = try store.get(try ItemKey(service: arguments[2], account: arguments[3]))
         try FileDescriptor(rawValue: 1).writeAll(item.secret.unprotectedBytes)
