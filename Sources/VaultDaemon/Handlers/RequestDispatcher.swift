@@ -33,13 +33,13 @@ public final class RequestDispatcher: Sendable {
                 return try SessionRecord.decoding(item.secret, key: key)
             },
             save: { key, record in
-                try store.perform { _ = try $0.set(key, secret: record.encoded(), changes: ItemChanges(kind: .session)) }
+                try store.perform { _ = try $0.set(key, secret: try record.encoded(), changes: ItemChanges(kind: .session)) }
             },
             log: { logger.info($0) })
         sessions = SessionManager(
             refresher: refresher,
             save: { key, record, label in
-                try store.perform { try $0.set(key, secret: record.encoded(), changes: ItemChanges(label: label, kind: .session)) }
+                try store.perform { try $0.set(key, secret: try record.encoded(), changes: ItemChanges(label: label, kind: .session)) }
             },
             delete: { key in try store.perform { try $0.delete(key) } })
     }
