@@ -137,11 +137,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
             throw VaultError.invalidInput("the session JSON is not valid JSON")
         }
         try ProviderRegistry.type(of: record.provider).checkImported(record)
-        do {
-            try record.check()
-        } catch {
-            throw VaultError.invalidInput("the session JSON is not usable: \(error)")
-        }
+        try record.validate()
         return record
     }
 
