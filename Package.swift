@@ -25,6 +25,14 @@ let package = Package(
             providers: [.apt(["libsecret-1-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // One libcurl request (curl_easy_setopt is variadic, so Swift cannot call it).
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
+
         // Small C helpers Swift cannot import: SO_PEERCRED's ucred, prctl, posix_spawn with setsid.
         .target(name: "CVaultShims"),
 
@@ -37,8 +45,8 @@ let package = Package(
         // The wire format shared by daemon and clients (docs/protocol.md).
         .target(name: "VaultProtocol", dependencies: ["VaultCore"]),
 
-        // Sign-in sessions: token endpoint client (FoundationNetworking), single-flight refresh.
-        .target(name: "VaultTokens", dependencies: ["VaultCore"]),
+        // Sign-in sessions: token endpoint client (libcurl, through CCurlShims), single-flight refresh.
+        .target(name: "VaultTokens", dependencies: ["VaultCore", "CCurlShims"]),
 
         // The daemon: listener, connections, dispatcher.
         .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims"]),

@@ -24,6 +24,7 @@ _vaultctl_command() {
         token) options="--min-ttl= --format= --env-name=" ;;
         login|signup) options="--token-endpoint= --username= --client-id= --client-secret-file= --scope= --service= --account= --url= --anon-key= --api-key= --email= --min-password-length= --revocation-endpoint= --device-endpoint= --device" ;;
         reset-password) options="--url= --anon-key= --api-key= --email=" ;;
+        logout) options="--local" ;;
         session) subcommands="import" ;;
         "session import") options="--provider= --url= --anon-key= --api-key= --token-endpoint= --client-id=" ;;
         migrate) options="--to= --json" ;;

@@ -153,6 +153,7 @@ complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l device -d 'OAuth 
 complete -c vaultctl -n "__vaultctl_at 0 'login'" -x -a 'oauth2 supabase firebase' -d 'who signs you in'
 complete -c vaultctl -n "__vaultctl_at 0 'signup'" -x -a 'supabase firebase' -d 'who signs you up'
 complete -c vaultctl -n "__vaultctl_at 0 'reset-password'" -x -a 'supabase firebase' -d 'who keeps the account'
+complete -c vaultctl -n "__vaultctl_using 'logout'" -l local -d 'forget the session here only, without asking the server to end it'
 complete -c vaultctl -n "__vaultctl_using 'session import'" -l provider -x -a 'oauth2 supabase firebase' -d 'the provider, when the JSON does not say'
 complete -c vaultctl -n "__vaultctl_using 'doctor' 'migrate'" -l json -d 'print the report as JSON'
 complete -c vaultctl -n "__vaultctl_using 'migrate'" -l to -x -a 'file secret-service' -d 'the store to move to'

@@ -98,8 +98,9 @@ public final class VaultClient: @unchecked Sendable {
         try await run { try $0.resetPassword(provider, email: email) }
     }
 
-    public func logout(service: String, account: String? = nil) async throws -> String {
-        try await run { try $0.logout(service: service, account: account) }
+    /// `local` true forgets the session here without asking its provider to end it.
+    public func logout(service: String, account: String? = nil, local: Bool = false) async throws -> String {
+        try await run { try $0.logout(service: service, account: account, local: local) }
     }
 
     @discardableResult

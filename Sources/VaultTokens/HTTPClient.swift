@@ -1,59 +1,84 @@
+import CCurlShims
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// One HTTP request at a time through URLSession, blocking the calling thread until the answer
-/// or the timeout. TLS verification is URLSession's default and is never turned off.
+/// One HTTP request at a time through libcurl (`vault_http_request`), blocking the calling
+/// thread until the answer or the timeout. TLS verification is libcurl's default and is never
+/// turned off.
+///
+/// - Redirects are never followed: the 3xx answer itself is returned (providers treat it as an
+///   error naming the redirect), so credentials in headers or the body never go to another origin.
+/// - A body larger than `maximumBodySize` is refused by its Content-Length and while it arrives:
+///   libcurl's write callback stops the transfer, so no more than the cap is ever held.
+///   (FoundationNetworking's URLSession queues every received chunk for its delegate without
+///   holding the transfer back, which let a 400 MiB answer reach hundreds of MiB in memory.)
+/// - The whole request, answer included, takes at most `timeout` seconds. No cookies, no cache,
+///   no decompression, http and https only.
+///
 /// Call from threads that may block (vaultd's connection threads), never the cooperative pool.
 public struct HTTPClient: HTTPTransport {
+    /// Seconds for the whole request, answer included.
     public var timeout: Double
+    public var maximumBodySize: Int
 
-    public init(timeout: Double = 10) { self.timeout = timeout }
+    public static let defaultMaximumBodySize = 1 << 20
+
+    public init(timeout: Double = 10, maximumBodySize: Int = Self.defaultMaximumBodySize) {
+        self.timeout = timeout
+        self.maximumBodySize = maximumBodySize
+    }
 
     public enum Result: Sendable {
         case response(status: Int, body: Data)
         /// Could not connect, connection reset, timed out: worth retrying.
         case failed(String)
+        /// An answer vault will not read (larger than the cap): not worth retrying.
+        case refused(String)
     }
 
     public func send(_ method: String, _ url: URL, headers: [String: String], body: Data?) -> Result {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.timeoutInterval = timeout
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
-        let box = ResponseBox()
-        let done = DispatchSemaphore(value: 0)
-        let task = URLSession.shared.dataTask(with: request) { data, response, error in
-            box.set(data: data, status: (response as? HTTPURLResponse)?.statusCode, error: error)
-            done.signal()
+        let lines = headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        var cLines = lines.map { strdup($0) }
+        defer {
+            for line in cLines { if let line { memset(line, 0, strlen(line)); free(line) } }
         }
-        task.resume()
-        if done.wait(timeout: .now() + timeout + 1) == .timedOut {
-            task.cancel()
-            return .failed("no answer within \(timeout.clean) s")
-        }
-        let (data, status, error) = box.get()
-        if let error {
-            let nsError = error as NSError
-            if nsError.domain == NSURLErrorDomain && nsError.code == NSURLErrorTimedOut {
-                return .failed("no answer within \(timeout.clean) s")
+        // Finite and positive: the configuration checks VAULT_HTTP_TIMEOUT, this guards the conversion.
+        let milliseconds = timeout.isFinite && timeout > 0 ? Int(min(timeout, 86400) * 1000) : 10_000
+        var result = vault_http_result()
+        defer { vault_http_result_free(&result) }
+        let outcome = cLines.withUnsafeMutableBufferPointer { lineBuffer in
+            lineBuffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constLines in
+                withBody(body) { bytes, count in
+                    vault_http_request(method, url.absoluteString, constLines.baseAddress, constLines.count, bytes, count,
+                                       milliseconds, maximumBodySize, &result)
+                }
             }
-            return .failed(nsError.localizedDescription)
         }
-        guard let status else { return .failed("no HTTP response") }
-        return .response(status: status, body: data ?? Data())
+        switch outcome {
+        case Int32(VAULT_HTTP_ANSWERED.rawValue):
+            let data = result.body.map { Data(bytes: $0, count: result.body_length) } ?? Data()
+            return .response(status: Int(result.status), body: data)
+        case Int32(VAULT_HTTP_TOO_LARGE.rawValue):
+            return .refused("the answer is larger than \(maximumBodySize / 1024) KiB")
+        case Int32(VAULT_HTTP_TIMED_OUT.rawValue):
+            return .failed("no answer within \(timeout.clean) s")
+        default:
+            let message = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return .failed(ProviderValue.sanitized(message))
+        }
     }
 
-    private final class ResponseBox: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data: Data?, status: Int?, error: Error?
-        func set(data: Data?, status: Int?, error: Error?) { lock.withLock { (self.data, self.status, self.error) = (data, status, error) } }
-        func get() -> (Data?, Int?, Error?) { lock.withLock { (data, status, error) } }
+    private func withBody<R>(_ body: Data?, _ call: (UnsafePointer<UInt8>?, Int) -> R) -> R {
+        guard let body else { return call(nil, 0) }
+        return body.withUnsafeBytes { call($0.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1), body.count) }
+    }
+
+    /// A 3xx answer's problem for an endpoint that must answer itself; nil for other statuses.
+    static func redirectProblem(_ status: Int, from who: String) -> String? {
+        (300..<400).contains(status) ? "\(who) answered HTTP \(status), a redirect; vault does not follow redirects (configure the final URL)" : nil
     }
 }
 
 extension Double {
-    var clean: String { self == rounded() ? String(Int(self)) : String(self) }
+    /// Whole numbers without ".0"; only for numbers known to be small (timeouts).
+    var clean: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import VaultCore
 
@@ -82,14 +83,43 @@ public final class SessionManager: Sendable {
         try ProviderRegistry.provider(for: settings, transport: transport).sendPasswordReset(email: email)
     }
 
-    /// Ends the session on the server where its provider can, then forgets it. When the server
-    /// cannot be reached the session is kept, so signing out can be retried.
-    public func logout(_ key: ItemKey) throws {
-        let record = try refresher.load(key)
-        // A stored session its provider cannot use (an incomplete import) has nothing to end remotely.
-        if let provider = try? ProviderRegistry.provider(for: record, transport: transport) {
-            try provider.signOut(record)
+    /// How a logout ended.
+    public enum Logout: Sendable, Equatable {
+        /// The server confirmed (or said the session was gone already), then it was forgotten here.
+        case endedOnServer
+        /// The provider has no server-side sign-out (Firebase; OAuth 2.0 without a revocation
+        /// endpoint), or the provider had already refused the session: forgotten here.
+        case nothingToEnd
+    }
+
+    /// Ends the session on the server where its provider can, then forgets it. Only the server's
+    /// confirmation lets it go: when the server cannot be reached, or answers anything else, this
+    /// throws and the session is kept, so signing out can be retried (or `forget` it).
+    public func logout(_ key: ItemKey) throws -> Logout {
+        var record = try refresher.load(key)
+        if record.needsSignIn {
+            // The provider refused its refresh token with a documented "sign in again" answer: over already.
+            try forget(key)
+            return .nothingToEnd
         }
+        let type = ProviderRegistry.type(of: record.provider)
+        if type.signsOutWithAccessToken, let expiresAt = record.expiresAt, expiresAt - Date().timeIntervalSince1970 < 5 {
+            // The sign-out request needs a live access token: refresh first (failures surface below).
+            _ = try? refresher.token(for: key, minTTL: 5)
+            record = try refresher.load(key)
+            if record.needsSignIn {
+                try forget(key)
+                return .nothingToEnd
+            }
+        }
+        let provider = try ProviderRegistry.provider(for: record, transport: transport)
+        let ended = try provider.signOut(record)
+        try forget(key)
+        return ended ? .endedOnServer : .nothingToEnd
+    }
+
+    /// Forgets a session here without asking its provider (`logout --local`).
+    public func forget(_ key: ItemKey) throws {
         try delete(key)
         details.withLock { _ = $0.removeValue(forKey: key) }
     }
@@ -134,7 +164,14 @@ public final class SessionManager: Sendable {
     public func describe(_ info: ItemInfo) -> Details? {
         guard info.kind == .session else { return nil }
         if let known = details.withLock({ $0[info.key] }), known.modified == info.modified { return known.details }
-        guard let record = try? refresher.load(info.key) else { return nil }
+        let record: SessionRecord
+        do {
+            record = try refresher.load(info.key)
+        } catch {
+            // An unusable stored session (imported before values were checked) is reported, not trusted.
+            refresher.log("the session stored for \(info.key) is not usable: \(error)")
+            return nil
+        }
         let fresh = Details(record)
         details.withLock { $0[info.key] = (info.modified, fresh) }
         return fresh

@@ -111,33 +111,28 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     /// client_id): a Supabase session object carries only tokens and the user.
     public static func importing(_ json: [UInt8], now: Double, settings: [String: String] = [:]) throws -> SessionRecord {
         var json = json
-        if !settings.isEmpty, var object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] {
-            for (name, value) in settings where object[name] == nil { object[name] = value }
-            // A Supabase session object's user: keep its id and email.
-            if let user = object["user"] as? [String: Any] {
-                if object["user_id"] == nil { object["user_id"] = user["id"] }
-                if object["email"] == nil { object["email"] = user["email"] }
-                object["user"] = nil
+        var lifetime: Double?
+        if var object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] {
+            do {
+                lifetime = try ProviderValue.seconds(object["expires_in"], field: "expires_in", within: ProviderValue.lifetimes)
+            } catch {
+                throw VaultError.invalidInput("the session JSON is not usable: \(error)")
             }
-            if let data = try? JSONSerialization.data(withJSONObject: object) { json = Array(data) }
-        }
-        struct Incoming: Decodable {
-            var expiresIn: Double?
-            enum CodingKeys: String, CodingKey { case expiresIn = "expires_in" }
-            init(from decoder: Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                if let number = try? container.decodeIfPresent(Double.self, forKey: .expiresIn) {
-                    expiresIn = number
-                } else if let text = try? container.decodeIfPresent(String.self, forKey: .expiresIn) {
-                    expiresIn = Double(text)
+            if !settings.isEmpty {
+                for (name, value) in settings where object[name] == nil { object[name] = value }
+                // A Supabase session object's user: keep its id and email.
+                if let user = object["user"] as? [String: Any] {
+                    if object["user_id"] == nil { object["user_id"] = user["id"] }
+                    if object["email"] == nil { object["email"] = user["email"] }
+                    object["user"] = nil
                 }
+                if let data = try? JSONSerialization.data(withJSONObject: object) { json = Array(data) }
             }
         }
         var record: SessionRecord
         do {
             record = try JSONDecoder().decode(SessionRecord.self, from: Data(json))
-            let extra = try JSONDecoder().decode(Incoming.self, from: Data(json))
-            if record.expiresAt == nil, let lifetime = extra.expiresIn { record.expiresAt = now + lifetime }
+            if record.expiresAt == nil, let lifetime { record.expiresAt = now + lifetime }
         } catch let error as VaultError {
             throw error
         } catch let error as DecodingError {
@@ -166,6 +161,30 @@ public struct SessionRecord: Codable, Sendable, Equatable {
     public func validate() throws {
         try Self.checkEndpoint(tokenEndpoint, name: "token_endpoint")
         if accessToken.isEmpty { throw VaultError.invalidInput("access_token is empty") }
+        do {
+            try check()
+        } catch {
+            throw VaultError.invalidInput("the session is not usable: \(error)")
+        }
+    }
+
+    /// Every value checked as one from a provider would be (`ProviderValue`): tokens within
+    /// b64token, `expires_at` a finite time within range, text within size limits and free of
+    /// control characters.
+    func check() throws(ProviderValue.Problem) {
+        try ProviderValue.checkToken(accessToken, field: "access_token")
+        if let refreshToken { try ProviderValue.checkToken(refreshToken, field: "refresh_token") }
+        _ = try ProviderValue.tokenType(tokenType, field: "token_type")
+        if let expiresAt { try ProviderValue.check(expiresAt, field: "expires_at", within: ProviderValue.unixTimes) }
+        let long = ProviderValue.maximumLongTextLength
+        let texts: [(String, String?, Int)] = [
+            ("token_endpoint", tokenEndpoint, long), ("revocation_endpoint", revocationEndpoint, long), ("project_url", projectURL, long),
+            ("client_id", clientID, long), ("client_secret", clientSecret, long), ("api_key", apiKey, long), ("scope", scope, long),
+            ("user_id", userID, ProviderValue.maximumTextLength), ("email", email, ProviderValue.maximumTextLength),
+        ]
+        for (field, value, limit) in texts {
+            if let value { try ProviderValue.checkText(value, field: field, limit: limit) }
+        }
     }
 
     /// An endpoint must be https; plain http is accepted for loopback test servers only.
@@ -178,18 +197,42 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         }
     }
 
-    public func encoded() -> SecretBytes {
+    /// The JSON stored as the item's secret. Throws, rather than giving something empty or
+    /// partial, when a value is unusable or the encoder fails: the caller then keeps the
+    /// previous record.
+    public func encoded() throws -> SecretBytes {
+        do {
+            try check()
+        } catch {
+            throw VaultError.invalidInput("the session was not stored: \(error)")
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return SecretBytes((try? encoder.encode(self)).map(Array.init) ?? [])
+        let data: Data
+        do {
+            data = try encoder.encode(self)
+        } catch {
+            throw VaultError.internal("the session could not be encoded; it was not stored")
+        }
+        guard !data.isEmpty else { throw VaultError.internal("the session encoded to nothing; it was not stored") }
+        return SecretBytes(Array(data))
     }
 
+    /// A stored session, checked like one from a provider: a record stored before these checks
+    /// with an unusable value (an `expires_at` of 1e20) is reported, not trusted.
     public static func decoding(_ secret: SecretBytes, key: ItemKey) throws -> SessionRecord {
+        let record: SessionRecord
         do {
-            return try secret.withUnsafeBytes { try JSONDecoder().decode(SessionRecord.self, from: Data($0)) }
+            record = try secret.withUnsafeBytes { try JSONDecoder().decode(SessionRecord.self, from: Data($0)) }
         } catch {
             throw VaultError.invalidInput("the session stored for \(key) cannot be read; sign in again")
         }
+        do {
+            try record.check()
+        } catch {
+            throw VaultError.invalidInput("the session stored for \(key) is not usable (\(error)); sign in again, import it again, or 'vaultctl logout --local' it")
+        }
+        return record
     }
 
     static func describe(_ error: DecodingError) -> String {

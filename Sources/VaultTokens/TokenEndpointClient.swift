@@ -24,16 +24,36 @@ public struct TokenGrant: Sendable {
     public var email: String?
 
     /// Reads the common token fields from a JSON object (OAuth 2.0 §5.1, Supabase, Firebase's
-    /// securetoken); `expires_in` may be a number or a string.
-    static func parse(_ object: [String: Any]) -> TokenGrant? {
-        guard let access = object["access_token"] as? String, !access.isEmpty else { return nil }
-        func number(_ value: Any?) -> Double? { (value as? Double) ?? (value as? String).flatMap(Double.init) }
-        let user = object["user"] as? [String: Any]
+    /// securetoken), each checked (`ProviderValue`): nil without an access_token, a problem
+    /// naming the field when a value is unusable. `expires_in` may be a number or a string.
+    static func parse(_ object: [String: Any]) throws(ProviderValue.Problem) -> TokenGrant? {
+        guard let access = try ProviderValue.token(object["access_token"], field: "access_token") else { return nil }
+        let user: [String: Any]?
+        switch object["user"] {
+        case nil, is NSNull: user = nil
+        case let value as [String: Any]: user = value
+        default: throw ProviderValue.Problem(field: "user", problem: "is not an object")
+        }
         return TokenGrant(
-            accessToken: access, tokenType: object["token_type"] as? String ?? "Bearer",
-            expiresIn: number(object["expires_in"]), expiresAt: number(object["expires_at"]),
-            refreshToken: object["refresh_token"] as? String, scope: object["scope"] as? String,
-            userID: user?["id"] as? String, email: user?["email"] as? String)
+            accessToken: access, tokenType: try ProviderValue.tokenType(object["token_type"], field: "token_type") ?? "Bearer",
+            expiresIn: try ProviderValue.seconds(object["expires_in"], field: "expires_in", within: ProviderValue.lifetimes),
+            expiresAt: try ProviderValue.seconds(object["expires_at"], field: "expires_at", within: ProviderValue.unixTimes),
+            refreshToken: try ProviderValue.token(object["refresh_token"], field: "refresh_token"),
+            scope: try ProviderValue.text(object["scope"], field: "scope", limit: ProviderValue.maximumLongTextLength),
+            userID: try ProviderValue.text(user?["id"], field: "user.id"),
+            email: try ProviderValue.text(user?["email"], field: "user.email"))
+    }
+
+    /// A provider's success answer as an outcome: granted when every value checks out,
+    /// otherwise malformed with the field named (`source` says whose answer it was).
+    static func outcome(_ object: [String: Any], from source: String, needsRefreshToken: Bool = false) -> TokenOutcome {
+        do {
+            guard let grant = try parse(object) else { return .malformed("\(source)'s answer has no access_token") }
+            if needsRefreshToken && grant.refreshToken == nil { return .malformed("\(source)'s answer has no refresh_token") }
+            return .granted(grant)
+        } catch {
+            return .malformed("\(source)'s answer is not usable: \(error)")
+        }
     }
 }
 
@@ -44,18 +64,20 @@ public struct TokenEndpointClient: Sendable {
 
     public init(http: any HTTPTransport = HTTPClient()) { self.http = http }
 
+    /// A token request, classified: the §5.2 errors that refuse the request (`invalid_grant`,
+    /// `invalid_client`, ...) are `.rejected`; whether a refusal means "sign in again" is the
+    /// caller's decision (`TokenOutcome.signingInAgain(only:)`).
     public func request(endpoint: String, form: [(String, String)], clientID: String?, clientSecret: String?) -> TokenOutcome {
         switch post(endpoint: endpoint, form: form, clientID: clientID, clientSecret: clientSecret) {
         case .failure(let outcome):
             return outcome
         case .error(let code, let description, let status):
-            if ["invalid_grant", "invalid_client", "unauthorized_client", "unsupported_grant_type"].contains(code) {
+            if ["invalid_grant", "invalid_client", "unauthorized_client", "unsupported_grant_type", "invalid_scope"].contains(code) {
                 return .rejected(code: code, message: description.isEmpty ? code : "\(code): \(description)")
             }
             return .malformed("the token endpoint answered HTTP \(status), error '\(code)'")
         case .success(let object):
-            guard let grant = TokenGrant.parse(object) else { return .malformed("the token endpoint's answer has no access_token") }
-            return .granted(grant)
+            return TokenGrant.outcome(object, from: "the token endpoint")
         }
     }
 
@@ -82,28 +104,42 @@ public struct TokenEndpointClient: Sendable {
         switch http.send("POST", url, headers: headers, body: body) {
         case .failed(let message):
             return .failure(.temporary("cannot reach the token endpoint: \(message)"))
+        case .refused(let message):
+            return .failure(.malformed("the token endpoint's answer is unusable: \(message)"))
         case .response(let status, let data):
             if status == 429 || status >= 500 { return .failure(.temporary("the token endpoint answered HTTP \(status)")) }
+            if let redirect = HTTPClient.redirectProblem(status, from: "the token endpoint") { return .failure(.malformed(redirect)) }
             // RFC 7009 revocation answers 200 with no body.
             if (200..<300).contains(status) && data.isEmpty { return .success([:]) }
             guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
                 return .failure(.malformed("the token endpoint answered HTTP \(status) with something that is not JSON"))
             }
             if status >= 400 || object["error"] != nil {
-                return .error(code: object["error"] as? String ?? "http_\(status)", description: object["error_description"] as? String ?? "", status: status)
+                // Provider text: one line without control characters before it enters a message.
+                let code = (object["error"] as? String).map { ProviderValue.sanitized($0, limit: 64) } ?? "http_\(status)"
+                return .error(code: code, description: ProviderValue.sanitized(object["error_description"] as? String ?? ""), status: status)
             }
             return .success(object)
         }
     }
 
-    /// Revokes a refresh token (RFC 7009). Returns nil when it is gone (an unknown token counts),
-    /// or why the server could not be asked.
+    /// Revokes a refresh token (RFC 7009). Returns nil when the server confirmed: HTTP 200 (which
+    /// §2.2 also answers for a token it does not know, i.e. one already invalid) or 204; otherwise
+    /// why the token may still be honoured (401 `invalid_client`, `unsupported_token_type`, a
+    /// proxy's page, no answer).
     public func revoke(endpoint: String, token: String, clientID: String?, clientSecret: String?) -> String? {
         let form = [("token", token), ("token_type_hint", "refresh_token")]
-        if case .failure(.temporary(let message)) = post(endpoint: endpoint, form: form, clientID: clientID, clientSecret: clientSecret) {
-            return message
+        switch post(endpoint: endpoint, form: form, clientID: clientID, clientSecret: clientSecret) {
+        case .success:
+            return nil
+        case .error("invalid_token", _, _):
+            // Not what §2.2 prescribes (it answers 200), but it says the token is invalid already.
+            return nil
+        case .error(let code, let description, let status):
+            return "the revocation endpoint answered HTTP \(status), error '\(code)'" + (description.isEmpty ? "" : ": \(description)")
+        case .failure(let outcome):
+            return outcome.summary
         }
-        return nil
     }
 
     static func formEncode(_ value: String) -> String {

@@ -7,15 +7,6 @@ import VaultCore
 /// thousand, a tiny open-file limit, and a full table of idle connections all leave room for a
 /// fresh client, cost vaultd little CPU, and write a bounded number of log lines.
 @Suite(.serialized) struct ConnectionSlotTests {
-    /// The test opens thousands of sockets: lift its own soft open-file limit to the hard one.
-    static func raiseOwnOpenFileLimit() {
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        var limits = rlimit()
-        guard getrlimit(resource, &limits) == 0, limits.rlim_cur < limits.rlim_max else { return }
-        limits.rlim_cur = limits.rlim_max
-        _ = setrlimit(resource, &limits)
-    }
-
     /// utime + stime of `pid`, in clock ticks (/proc/PID/stat fields 14 and 15).
     static func cpuTicks(_ pid: Int32) -> Int {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return -1 }
@@ -53,31 +44,56 @@ import VaultCore
 
     static let halfWritten = #"{"id":1,"op":"get","service":"slots","acc"#
 
+    /// A child process holding `count` connections to `socket`, each sent `prefix` first; with
+    /// `trickle`, one more byte on each every second. It holds them until its stdin closes. The
+    /// test process itself holds none: thousands of descriptors in it would slow (and have
+    /// crashed) Foundation's Process for every other test running meanwhile.
+    static func holder(_ socket: String, count: Int, prefix: String = "", trickle: Bool = false) throws -> (Process, Pipe) {
+        let script = """
+            import socket, sys, threading, time
+            path, count, prefix, trickle = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4] == "1"
+            held = []
+            for _ in range(count):
+                s = socket.socket(socket.AF_UNIX)
+                try:
+                    s.connect(path)
+                    if prefix: s.send(prefix)
+                except OSError:
+                    pass
+                held.append(s)
+            def drip():
+                while True:
+                    time.sleep(1)
+                    for s in held:
+                        try: s.send(b"a")
+                        except OSError: pass
+            if trickle: threading.Thread(target=drip, daemon=True).start()
+            print("ready", flush=True)
+            sys.stdin.read()
+            """
+        let process = Process(), stdin = Pipe(), stdout = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, socket, String(count), prefix, trickle ? "1" : "0"]
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        guard String(decoding: stdout.fileHandleForReading.readData(ofLength: 6), as: UTF8.self) == "ready\n" else {
+            throw VaultError.internal("the connection holder did not start")
+        }
+        return (process, stdin)
+    }
+
     @Test func thousandsOfSilentTricklingAndHalfWrittenConnectionsLeaveRoomForAFreshClient() throws {
-        Self.raiseOwnOpenFileLimit()
         let vault = VaultHarness()
         let daemon = try vault.startDaemon()
         try vault.ctl("set", "slots", "victim", input: "still served")
-        var hostile = try Self.connect(1000, to: vault.socketPath)
-        hostile += try Self.connect(1000, to: vault.socketPath, sending: Self.halfWritten)
-        let tricklers = try Self.connect(1000, to: vault.socketPath, sending: "{")
-        hostile += tricklers
-        defer { for connection in hostile { connection.close() } }
-        let stop = Mutex(false)
-        let trickled = DispatchSemaphore(value: 0)
-        let tricklerFDs = tricklers.map(\.fd)
-        let trickle = Thread {
-            defer { trickled.signal() }
-            while !stop.withLock({ $0 }) {
-                for fd in tricklerFDs { try? fd.sendAll([UInt8(ascii: "a")]) }
-                usleep(1_000_000)
-            }
-        }
-        trickle.start()
-        defer {
-            stop.withLock { $0 = true }
-            trickled.wait()
-        }
+        // One process per kind, 1,000 connections each.
+        let holders = [
+            try Self.holder(vault.socketPath, count: 1000),
+            try Self.holder(vault.socketPath, count: 1000, prefix: Self.halfWritten),
+            try Self.holder(vault.socketPath, count: 1000, prefix: "{", trickle: true),
+        ]
+        defer { for (process, stdin) in holders { try? stdin.fileHandleForWriting.close(); process.waitUntilExit() } }
 
         let elapsed = try Self.freshGet(vault)
         #expect(elapsed < 1, "a fresh get took \(elapsed) s; vaultd's log: \(vault.foregroundLog.suffix(2000))")
@@ -89,32 +105,14 @@ import VaultCore
         #expect(lines.contains { $0.contains("refused connection from pid") && $0.contains("the limit for one process") })
     }
 
-    /// Idle connections held by many processes (30 each, under the per-process cap) fill
+    /// Idle connections held by many processes (14 each, under the per-process cap of 16) fill
     /// every slot: a fresh client gets in by evicting the one idle the longest.
     @Test func silentConnectionsFromManyProcessesAreEvictedForAFreshClient() throws {
         let vault = VaultHarness()
         _ = try vault.startDaemon(["--max-connections", "64"])
         try vault.ctl("set", "slots", "victim", input: "still served")
-        let holder = """
-            import socket, sys
-            held = []
-            for _ in range(30):
-                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); held.append(s)
-            print("ready", flush=True)
-            sys.stdin.read()
-            """
-        var holders: [(Process, Pipe)] = []
+        let holders = try (0..<8).map { _ in try Self.holder(vault.socketPath, count: 14) }
         defer { for (process, stdin) in holders { try? stdin.fileHandleForWriting.close(); process.waitUntilExit() } }
-        for _ in 0..<8 {
-            let process = Process(), stdin = Pipe(), stdout = Pipe()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = ["-c", holder, vault.socketPath]
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            try process.run()
-            holders.append((process, stdin))
-            #expect(String(decoding: stdout.fileHandleForReading.readData(ofLength: 6), as: UTF8.self) == "ready\n")
-        }
         #expect(try Self.freshGet(vault) < 1)
         #expect(vault.foregroundLog.contains("to admit one from pid"), "\(vault.foregroundLog.suffix(800))")
     }
@@ -161,7 +159,6 @@ import VaultCore
     }
 
     @Test func aTinyOpenFileLimitNeitherSpinsNorFloodsTheLog() throws {
-        Self.raiseOwnOpenFileLimit()
         let vault = VaultHarness()
         let log = vault.root + "/vaultd-limited.log"
         // prlimit executes vaultd in its own place: the pid is vaultd's.
@@ -177,11 +174,11 @@ import VaultCore
         try vault.ctl("set", "slots", "victim", input: "still served")
 
         // Far more silent connections than descriptors: the longest idle make room for new ones.
-        var hostile = try Self.connect(500, to: vault.socketPath)
-        defer { for connection in hostile { connection.close() } }
+        var holders = [try Self.holder(vault.socketPath, count: 500)]
+        defer { for (process, stdin) in holders { try? stdin.fileHandleForWriting.close(); process.waitUntilExit() } }
         #expect(try Self.freshGet(vault) < 1)
         // Half-written ones hold their slots until their deadline (2 s), then there is room again.
-        hostile += try Self.connect(200, to: vault.socketPath, sending: Self.halfWritten)
+        holders.append(try Self.holder(vault.socketPath, count: 200, prefix: Self.halfWritten))
         let ticks = Self.cpuTicks(of: daemon.processIdentifier, over: 3)
         #expect(ticks >= 0 && ticks < 30, "vaultd used \(ticks) ticks of CPU in 3 s")
         let deadline = Date().addingTimeInterval(30)

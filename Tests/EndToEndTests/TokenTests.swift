@@ -163,12 +163,14 @@ final class OAuthServer: @unchecked Sendable {
         let vault = VaultHarness()
         let server = try OAuthServer(vault)
         // A token response as any OAuth client gets it, plus where to refresh it.
-        let response = #"{"access_token":"imported-access","token_type":"Bearer","expires_in":"1","refresh_token":"bogus-refresh","token_endpoint":"\#(server.tokenEndpoint)","client_id":"\#(server.clientID)"}"#
+        let response = #"{"access_token":"imported-access","token_type":"Bearer","expires_in":"1","refresh_token":"bogus-refresh","token_endpoint":"\#(server.tokenEndpoint)","client_id":"\#(server.clientID)","client_secret":"vault-test-client-secret"}"#
         #expect(try vault.ctl(["session", "import", "imported", "bob"], input: Array(response.utf8)).status == 0)
         #expect(try vault.ctl("token", "imported", "--min-ttl", "0").text == "imported-access\n")
-        // Its refresh token is not the server's: once expired, the user must sign in again.
+        // Its refresh token is not the server's: once expired, the user must sign in again
+        // (invalid_grant; without the client secret it would be invalid_client, which is no sign-in).
         usleep(1_200_000)
-        #expect(try vault.ctl("token", "imported", "--min-ttl", "0").status == 4)
+        let expired = try vault.ctl("token", "imported", "--min-ttl", "0")
+        #expect(expired.status == 4, "\(expired.status): \(expired.stderr)")
         let bad = try vault.ctl(["session", "import", "imported", "carol"], input: Array(#"{"access_token":"x"}"#.utf8))
         #expect(bad.status == 2 && bad.stderr.contains("token_endpoint"))
         let insecure = try vault.ctl(["session", "import", "imported", "carol"], input: Array(#"{"access_token":"x","token_endpoint":"http://example.com/token"}"#.utf8))

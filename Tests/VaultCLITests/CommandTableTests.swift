@@ -20,7 +20,7 @@ import VaultCLI
         (.login, signIn, ["device"], 1...1),
         (.signup, signIn, ["device"], 1...1),
         (.resetPassword, ["url", "anon-key", "api-key", "email"], [], 1...1),
-        (.logout, [], [], 1...2),
+        (.logout, [], ["local"], 1...2),
         (.sessionImport, ["provider", "url", "anon-key", "api-key", "token-endpoint", "client-id"], [], 2...2),
         (.doctor, [], ["json"], 0...0),
         (.migrate, ["to"], ["json"], 0...0),

@@ -28,7 +28,7 @@ import VaultDaemon
         #expect(defaults.vaultFilePath == "/home/alice/.local/share/vault/vault.db")
         #expect(defaults.backend == .auto && defaults.lockAfter == nil && defaults.refreshAhead == nil)
         #expect(defaults.idleTimeout == 300 && defaults.maxConnections == 128 && defaults.secretServiceTimeout == 5 && defaults.httpTimeout == 10)
-        #expect(defaults.requestTimeout == 10 && defaults.maxConnectionsPerProcess == nil && defaults.connectionsPerProcessLimit == 64)
+        #expect(defaults.requestTimeout == 10 && defaults.maxConnectionsPerProcess == nil && defaults.connectionsPerProcessLimit == 32)
         #expect(defaults.kdfParameters == .default && defaults.passphraseSource == nil && !defaults.verbose && defaults.logFile == nil)
     }
 
@@ -90,7 +90,7 @@ import VaultDaemon
         var parsed = try configuration(["--max-connections", "500"])
         let lowered = parsed.fitConnections(toOpenFileLimit: 64)
         #expect(parsed.maxConnections == 64 - DaemonConfiguration.descriptorsReserved)
-        #expect(parsed.connectionsPerProcessLimit == 16, "half of the lowered cap")
+        #expect(parsed.connectionsPerProcessLimit == 8, "a quarter of the lowered cap")
         #expect(lowered?.contains("lowered from 500 to 32: the open-file limit is 64") == true, "\(String(describing: lowered))")
         // A limit that leaves nothing still admits one connection; a roomy one changes nothing.
         #expect(parsed.fitConnections(toOpenFileLimit: 3) != nil && parsed.maxConnections == 1)

@@ -53,7 +53,8 @@ struct OAuth2ProviderTests {
             try ProviderRegistry.provider(for: record, transport: FakeTransport([answer])).refresh(record, refreshToken: "RT0")
         }
         #expect(try outcome(FakeTransport.json(400, ["error": "invalid_grant", "error_description": "expired"])).rejectedCode == "invalid_grant")
-        #expect(try outcome(FakeTransport.json(401, ["error": "invalid_client"])).rejectedCode == "invalid_client")
+        // Only invalid_grant means "sign in again" (RFC 6749 §5.2); invalid_client keeps the session.
+        #expect(try outcome(FakeTransport.json(401, ["error": "invalid_client"])).isMalformed)
         #expect(try outcome(FakeTransport.text(503, "busy")).isTemporary)
         #expect(try outcome(FakeTransport.text(429, "")).isTemporary)
         #expect(try outcome(.failed("connection refused")).isTemporary)
@@ -91,12 +92,17 @@ struct OAuth2ProviderTests {
             tokenEndpoint: "https://auth.example.com/token", clientID: "cli", clientSecret: "sec", revocationEndpoint: "https://auth.example.com/revoke"))
         record.refreshToken = "RT-secret"
         let ok = FakeTransport([.response(status: 200, body: Data())])
-        try ProviderRegistry.provider(for: record, transport: ok).signOut(record)
+        #expect(try ProviderRegistry.provider(for: record, transport: ok).signOut(record))
         #expect(ok.sent.first?.url == "https://auth.example.com/revoke")
         #expect(ok.sent.first?.text == "token=RT-secret&token_type_hint=refresh_token")
         #expect(ok.sent.first?.headers["Authorization"]?.hasPrefix("Basic ") == true)
         // An unknown token counts as revoked; an unreachable server keeps the session.
-        try ProviderRegistry.provider(for: record, transport: FakeTransport([FakeTransport.json(400, ["error": "invalid_token"])])).signOut(record)
+        #expect(try ProviderRegistry.provider(for: record, transport: FakeTransport([FakeTransport.json(400, ["error": "invalid_token"])])).signOut(record))
+        // Anything else is no confirmation: 401 invalid_client, a proxy's page, a redirect.
+        for answer in [FakeTransport.json(401, ["error": "invalid_client"]), FakeTransport.text(200, "<html>ok</html>"),
+                       FakeTransport.text(403, "<html>denied</html>"), FakeTransport.text(307, "")] {
+            #expect(throws: VaultError.self) { try ProviderRegistry.provider(for: record, transport: FakeTransport([answer])).signOut(record) }
+        }
         do {
             try ProviderRegistry.provider(for: record, transport: FakeTransport([.failed("timed out")])).signOut(record)
             Issue.record("expected an error")
@@ -106,7 +112,7 @@ struct OAuth2ProviderTests {
         // Without a revocation endpoint nothing is sent.
         record.revocationEndpoint = nil
         let none = FakeTransport([.failed("unused")])
-        try ProviderRegistry.provider(for: record, transport: none).signOut(record)
+        #expect(try ProviderRegistry.provider(for: record, transport: none).signOut(record) == false)
         #expect(none.sent.isEmpty)
     }
 

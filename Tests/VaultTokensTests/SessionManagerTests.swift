@@ -76,8 +76,31 @@ struct SessionManagerTests {
         _ = items.put(key, record, label: nil)
         #expect(throws: VaultError.self) { try items.manager(FakeTransport([.failed("down")])).logout(key) }
         #expect(items.info(key) != nil)
-        try items.manager(FakeTransport([.response(status: 204, body: Data())])).logout(key)
+        // Answers that are no confirmation keep it too: a proxy's 403, an expired token's bad_jwt, HTML.
+        for answer in [FakeTransport.json(403, ["message": "proxy says no"]), FakeTransport.json(401, ["code": "bad_jwt", "message": "x"]),
+                       FakeTransport.text(200, "<html>"), FakeTransport.text(302, "")] {
+            #expect(throws: VaultError.self) { try items.manager(FakeTransport([answer])).logout(key) }
+            #expect(items.info(key) != nil, "\(answer)")
+        }
+        #expect(try items.manager(FakeTransport([.response(status: 204, body: Data())])).logout(key) == .endedOnServer)
         #expect(items.info(key) == nil)
+    }
+
+    @Test func oauth2LogoutNeedsTheRevocationEndpointsConfirmationOrForget() throws {
+        let items = Items()
+        let key = try ItemKey(service: "app", account: "a")
+        var record = SessionRecord.beforeSignIn(oauth2: OAuth2Settings(
+            tokenEndpoint: "https://auth.example.com/token", clientID: "c", clientSecret: "s", revocationEndpoint: "https://auth.example.com/revoke"))
+        record.accessToken = "AT"
+        record.refreshToken = "RT"
+        _ = items.put(key, record, label: nil)
+        for answer in [FakeTransport.json(401, ["error": "invalid_client"]), FakeTransport.text(200, "not json"), FakeTransport.text(503, "")] {
+            #expect(throws: VaultError.self) { try items.manager(FakeTransport([answer])).logout(key) }
+            #expect(items.info(key) != nil, "\(answer)")
+        }
+        let none = FakeTransport([.failed("unused")])
+        try items.manager(none).forget(key)
+        #expect(items.info(key) == nil && none.sent.isEmpty)
     }
 
     @Test func describeReadsASessionOnlyWhenItsItemChanged() throws {

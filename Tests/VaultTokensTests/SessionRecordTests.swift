@@ -37,21 +37,21 @@ struct SessionRecordTests {
         record.userID = "u"
         record.email = "e@example.com"
         record.needsSignIn = true
-        let bytes = record.encoded().withUnsafeBytes { Data($0) }
+        let bytes = try record.encoded().withUnsafeBytes { Data($0) }
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text == #"{"access_token":"AT","api_key":"k","client_id":"cli","client_secret":"sec","email":"e@example.com","expires_at":1700000000.5,"needs_sign_in":true,"project_url":"https:\/\/p","provider":"oauth2","refresh_token":"RT","revocation_endpoint":"https:\/\/auth.example.com\/revoke","scope":"read","token_endpoint":"https:\/\/auth.example.com\/token","token_type":"Bearer","user_id":"u","version":1}"#)
         #expect(try decode(text) == record)
         var supabase = SessionRecord.beforeSignIn(provider: .supabase, tokenEndpoint: "https://abc.supabase.co/auth/v1/token")
         supabase.projectURL = "https://abc.supabase.co"
-        #expect(String(decoding: supabase.encoded().withUnsafeBytes { Data($0) }, as: UTF8.self).contains(#""provider":"supabase""#))
+        #expect(String(decoding: try supabase.encoded().withUnsafeBytes { Data($0) }, as: UTF8.self).contains(#""provider":"supabase""#))
     }
 
     @Test func importingChecksWhatEachProviderNeeds() throws {
         func importing(_ json: String, _ settings: [String: String] = [:]) throws -> SessionRecord {
-            try SessionRecord.importing(Array(json.utf8), now: 1000, settings: settings)
+            try SessionRecord.importing(Array(json.utf8), now: 1_700_000_000, settings: settings)
         }
         let token = try importing(#"{"token_endpoint":"https://auth.example.com/token","access_token":"AT","expires_in":"60"}"#)
-        #expect(token.provider == .oauth2 && token.expiresAt == 1060)
+        #expect(token.provider == .oauth2 && token.expiresAt == 1_700_000_060)
         #expect(throws: VaultError.invalidInput("provider 'github' is not supported; use oauth2, supabase or firebase")) {
             try importing(#"{"provider":"github","token_endpoint":"https://auth.example.com/token","access_token":"AT"}"#)
         }
@@ -65,7 +65,7 @@ struct SessionRecordTests {
         let supabase = try importing(
             #"{"access_token":"AT","refresh_token":"RT","expires_in":3600,"user":{"id":"u-1","email":"a@example.com"}}"#,
             ["provider": "supabase", "project_url": "https://abc.supabase.co", "api_key": "k"])
-        #expect(supabase.provider == .supabase && supabase.userID == "u-1" && supabase.email == "a@example.com" && supabase.expiresAt == 4600)
+        #expect(supabase.provider == .supabase && supabase.userID == "u-1" && supabase.email == "a@example.com" && supabase.expiresAt == 1_700_003_600)
         #expect(throws: VaultError.invalidInput("the session JSON is not usable: malformed; it needs at least token_endpoint and access_token")) { try importing("{") }
     }
 }

@@ -88,12 +88,18 @@ struct SupabaseProviderTests {
         var stored = self.stored
         stored.accessToken = "AT-live"
         let ok = FakeTransport([.response(status: 204, body: Data())])
-        try ProviderRegistry.provider(for: stored, transport: ok).signOut(stored)
+        #expect(try ProviderRegistry.provider(for: stored, transport: ok).signOut(stored))
         #expect(ok.sent.first?.url == "https://abc.supabase.co/auth/v1/logout?scope=local")
         #expect(ok.sent.first?.headers["Authorization"] == "Bearer AT-live" && ok.sent.first?.headers["apikey"] == "anon-key")
-        // Expired already: signed out.
-        try ProviderRegistry.provider(for: stored, transport: FakeTransport([FakeTransport.text(401, "")])).signOut(stored)
-        #expect(throws: VaultError.unavailable("could not sign out: Supabase answered HTTP 503")) {
+        // Gone already: signed out.
+        #expect(try ProviderRegistry.provider(for: stored, transport: FakeTransport([
+            FakeTransport.json(404, ["code": "session_not_found", "message": "Session not found"])])).signOut(stored))
+        // An expired access token (bad_jwt), a bare 401, a proxy's 403: the refresh token may live on, so no.
+        for answer in [FakeTransport.json(401, ["code": "bad_jwt", "message": "invalid JWT"]), FakeTransport.text(401, ""),
+                       FakeTransport.json(403, ["error": "forbidden by proxy"])] {
+            #expect(throws: VaultError.self) { try ProviderRegistry.provider(for: stored, transport: FakeTransport([answer])).signOut(stored) }
+        }
+        #expect(throws: VaultError.unavailable("could not sign out on the server: Supabase answered HTTP 503; the session is kept: try again, or 'vaultctl logout --local' to forget it here only")) {
             try ProviderRegistry.provider(for: stored, transport: FakeTransport([FakeTransport.text(503, "")])).signOut(stored)
         }
     }

@@ -217,12 +217,15 @@ extension CommandTable {
                 .logout, summary: "sign out on the server, then remove the session",
                 discussion: """
                     Sign out on the server where the provider supports it (an OAuth 2.0 revocation endpoint,
-                    RFC 7009), then remove the session from the vault.
+                    RFC 7009; Supabase), then remove the session from the vault. The session is removed only
+                    when the server confirms; otherwise logout fails with the reason and keeps it. --local
+                    forgets it here without asking the server.
                     """,
                 positionals: [
                     PositionalSpec("SERVICE", completion: .services, help: "the session's service"),
                     PositionalSpec("ACCOUNT", optional: true, help: "the session's account, needed when SERVICE has more than one"),
-                ]),
+                ],
+                options: [.flag("local", help: "forget the session here only, without asking the server to end it")]),
             .group(
                 "session", summary: "sessions obtained elsewhere (session import)",
                 discussion: """

@@ -205,7 +205,10 @@ extension Commands {
     func logout(_ arguments: ParsedArguments) throws {
         try arguments.expect(1...2, "SERVICE [ACCOUNT]")
         let (service, account) = (arguments.positionals[0], arguments.positionals.count > 1 ? arguments.positionals[1] : nil)
-        Output.error(try ProgressIndicator.while("signing out") { try vault.logout(service: service, account: account) })
+        let local = arguments.flags.contains("local")
+        Output.error(try ProgressIndicator.while(local ? "forgetting the session" : "signing out") {
+            try vault.logout(service: service, account: account, local: local)
+        })
     }
 
     /// An OAuth 2.0 client from the options: `--client-id`, `--client-secret-file`, `--scope`,

@@ -43,8 +43,8 @@ extension DaemonConfiguration {
           --max-connections N    connections open at once (default: 128, lowered to fit the
                                  open-file limit); beyond N the longest-idle one is closed to
                                  admit a new one, or the new one is refused if none is idle
-          --max-connections-per-process N  connections one process may hold (default: half
-                                 of --max-connections)
+          --max-connections-per-process N  connections one process may hold (default: a
+                                 quarter of --max-connections)
           --log-file PATH        append logs here instead of stderr (created 0600)
           --verbose              log every request (names only, never secrets)
           --version, --help

@@ -18,11 +18,12 @@ public struct DaemonConfiguration: Sendable {
     /// Connections open at once; beyond it the longest-idle connection is closed to admit a new
     /// one, or the new one is refused when none is idle.
     public var maxConnections: Int = 128
-    /// Connections one process (peer pid) may hold open at once; nil: half of `maxConnections`.
+    /// Connections one process (peer pid) may hold open at once; nil: a quarter of
+    /// `maxConnections`, so three hostile processes cannot fill every slot.
     public var maxConnectionsPerProcess: Int?
 
     /// The per-process cap in force.
-    public var connectionsPerProcessLimit: Int { maxConnectionsPerProcess ?? max(1, maxConnections / 2) }
+    public var connectionsPerProcessLimit: Int { maxConnectionsPerProcess ?? max(1, maxConnections / 4) }
     /// Where the passphrase for unlocking at start comes from; nil: start locked.
     public var passphraseSource: PassphraseSource?
     /// Seconds any one Secret Service call may take.

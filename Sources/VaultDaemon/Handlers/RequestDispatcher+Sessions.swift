@@ -11,7 +11,7 @@ extension RequestDispatcher {
         let token = try refresher.token(for: key, minTTL: request.minTTL)
         return ResultBody(token: TokenBody(
             accessToken: token.accessToken, tokenType: token.tokenType,
-            expiresAt: token.expiresAt.map { Timestamp.rfc3339(milliseconds: Int64($0 * 1000)) }, account: key.account))
+            expiresAt: token.expiresAt.flatMap(Timestamp.rfc3339(checkedSeconds:)), account: key.account))
     }
 
     func signIn(_ request: SignInRequest, signingUp: Bool) throws -> ResultBody {
@@ -30,9 +30,22 @@ extension RequestDispatcher {
 
     func logout(_ name: SessionName) throws -> ResultBody {
         let key = try sessionKey(service: name.service, account: name.account)
-        try sessions.logout(key)
-        logger.info("signed out: session for \(key) revoked and removed")
-        return ResultBody(message: "signed out of \(key.service) (\(key.account))")
+        if name.local == true {
+            let info = try store.perform { try $0.list(service: key.service) }.first { $0.key == key }
+            guard let info else { throw VaultError.notFound(key) }
+            guard info.kind == .session else { throw VaultError.invalidInput("\(key) is a plain secret, not a sign-in session; use 'vaultctl delete'") }
+            try sessions.forget(key)
+            logger.info("forgot the session for \(key) here only (logout --local)")
+            return ResultBody(message: "forgot the session for \(key.service) (\(key.account)) here only; the provider was not asked to end it")
+        }
+        switch try sessions.logout(key) {
+        case .endedOnServer:
+            logger.info("signed out: session for \(key) ended on the server and removed")
+            return ResultBody(message: "signed out of \(key.service) (\(key.account))")
+        case .nothingToEnd:
+            logger.info("signed out: session for \(key) removed (nothing to end on the server)")
+            return ResultBody(message: "signed out of \(key.service) (\(key.account)): removed here; the provider has no sign-out to ask for")
+        }
     }
 
     func importSession(_ request: SessionImport) throws -> ResultBody {
@@ -83,7 +96,7 @@ extension RequestDispatcher {
         if let details = sessions.describe(info) {
             body.session = SessionBody(
                 provider: details.provider.rawValue, user: details.user,
-                expiresAt: details.expiresAt.map { Timestamp.rfc3339(milliseconds: Int64($0 * 1000)) }, needsSignIn: details.needsSignIn)
+                expiresAt: details.expiresAt.flatMap(Timestamp.rfc3339(checkedSeconds:)), needsSignIn: details.needsSignIn)
         }
         return body
     }

@@ -33,7 +33,7 @@ public final class RequestDispatcher: Sendable {
                 try store.perform { active in
                     let current = try Self.session(key, in: active)
                     guard let changed = try change(current) else { return current }
-                    _ = try active.set(key, secret: changed.encoded(), changes: ItemChanges(kind: .session))
+                    _ = try active.set(key, secret: try changed.encoded(), changes: ItemChanges(kind: .session))
                     return changed
                 }
             },
@@ -41,7 +41,7 @@ public final class RequestDispatcher: Sendable {
         sessions = SessionManager(
             refresher: refresher,
             save: { key, record, label in
-                try store.perform { try $0.set(key, secret: record.encoded(), changes: ItemChanges(label: label, kind: .session)) }
+                try store.perform { try $0.set(key, secret: try record.encoded(), changes: ItemChanges(label: label, kind: .session)) }
             },
             delete: { key in try store.perform { try $0.delete(key) } })
     }

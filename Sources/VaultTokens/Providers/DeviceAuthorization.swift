@@ -25,15 +25,11 @@ public struct DeviceAuthorization: Sendable, Equatable {
         if let scope { form.append(("scope", scope)) }
         switch client.post(endpoint: endpoint, form: form, clientID: clientID, clientSecret: clientSecret) {
         case .success(let object):
-            guard let deviceCode = object["device_code"] as? String, let userCode = object["user_code"] as? String,
-                  let uri = (object["verification_uri"] as? String) ?? (object["verification_url"] as? String) else {
-                throw VaultError.unavailable("the device authorization endpoint's answer lacks device_code, user_code or verification_uri")
+            do {
+                return try parse(object)
+            } catch {
+                throw VaultError.unavailable("the device authorization endpoint's answer is not usable: \(error)")
             }
-            func number(_ value: Any?) -> Double? { (value as? Double) ?? (value as? String).flatMap(Double.init) }
-            return DeviceAuthorization(
-                deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
-                verificationURIComplete: object["verification_uri_complete"] as? String,
-                expiresIn: number(object["expires_in"]) ?? 600, interval: number(object["interval"]) ?? 5)
         case .error(let code, let description, _):
             throw VaultError.permissionDenied("the device authorization endpoint refused: \(code)\(description.isEmpty ? "" : ": \(description)")")
         case .failure(let outcome):
@@ -41,12 +37,41 @@ public struct DeviceAuthorization: Sendable, Equatable {
         }
     }
 
+    /// The codes of an RFC 8628 §3.2 answer, each value checked: a device code and user code
+    /// without control characters, http(s) verification URIs, `expires_in` (default 600) and
+    /// `interval` (default 5) within `ProviderValue.deviceLifetimes` and `deviceIntervals`.
+    static func parse(_ object: [String: Any]) throws(ProviderValue.Problem) -> DeviceAuthorization {
+        guard let deviceCode = try ProviderValue.text(object["device_code"], field: "device_code", limit: ProviderValue.maximumLongTextLength),
+              !deviceCode.isEmpty else { throw ProviderValue.Problem(field: "device_code", problem: "is missing") }
+        guard let userCode = try ProviderValue.text(object["user_code"], field: "user_code", limit: 128), !userCode.isEmpty else {
+            throw ProviderValue.Problem(field: "user_code", problem: "is missing")
+        }
+        let uriField = object["verification_uri"] == nil && object["verification_url"] != nil ? "verification_url" : "verification_uri"
+        guard let uri = try uriText(object[uriField], field: uriField) else { throw ProviderValue.Problem(field: "verification_uri", problem: "is missing") }
+        return DeviceAuthorization(
+            deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
+            verificationURIComplete: try uriText(object["verification_uri_complete"], field: "verification_uri_complete"),
+            expiresIn: try ProviderValue.seconds(object["expires_in"], field: "expires_in", within: ProviderValue.deviceLifetimes) ?? 600,
+            interval: try ProviderValue.seconds(object["interval"], field: "interval", within: ProviderValue.deviceIntervals) ?? 5)
+    }
+
+    /// A verification URI: checked text that is an http(s) URL.
+    private static func uriText(_ value: Any?, field: String) throws(ProviderValue.Problem) -> String? {
+        guard let text = try ProviderValue.text(value, field: field, limit: 2048) else { return nil }
+        guard let url = URL(string: text), ["https", "http"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw ProviderValue.Problem(field: field, problem: "is not an http(s) URL")
+        }
+        return text
+    }
+
     public static func poll(client: TokenEndpointClient, tokenEndpoint: String, deviceCode: String, clientID: String?, clientSecret: String?) -> Poll {
         let form = [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode)]
         switch client.post(endpoint: tokenEndpoint, form: form, clientID: clientID, clientSecret: clientSecret) {
         case .success(let object):
-            guard let grant = TokenGrant.parse(object) else { return .failed(.unavailable("the token endpoint's answer has no access_token")) }
-            return .granted(grant)
+            switch TokenGrant.outcome(object, from: "the token endpoint") {
+            case .granted(let grant): return .granted(grant)
+            case let other: return .failed(.unavailable(other.summary))
+            }
         case .error(let code, _, _):
             switch code {
             case "authorization_pending": return .pending

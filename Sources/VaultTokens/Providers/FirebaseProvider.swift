@@ -11,6 +11,9 @@ public struct FirebaseProvider: SignInProvider {
     public let apiKey: String
     public let emulatorBase: String?
 
+    /// securetoken's refresh errors that mean the session is over: sign in again.
+    public static let signInAgainCodes: Set<String> = ["INVALID_REFRESH_TOKEN", "TOKEN_EXPIRED", "USER_NOT_FOUND", "USER_DISABLED"]
+
     public init(transport: any HTTPTransport, apiKey: String, emulatorBase: String?) {
         self.http = transport
         self.apiKey = apiKey
@@ -56,7 +59,7 @@ public struct FirebaseProvider: SignInProvider {
     }
 
     /// Nothing to do on the server: Firebase ID tokens expire by themselves.
-    public func signOut(_ record: SessionRecord) throws {}
+    public func signOut(_ record: SessionRecord) throws -> Bool { false }
 
     public func refresh(_ record: SessionRecord, refreshToken: String) -> TokenOutcome {
         guard let url = URL(string: tokenEndpoint + "?key=" + TokenEndpointClient.formEncode(apiKey)) else { return .malformed("bad Firebase URL") }
@@ -64,11 +67,11 @@ public struct FirebaseProvider: SignInProvider {
         switch classify(http.send("POST", url, headers: ["Content-Type": "application/x-www-form-urlencoded"], body: body)) {
         case .success(let object):
             // securetoken: access_token (= id_token), expires_in as a string, refresh_token, user_id.
-            guard var grant = TokenGrant.parse(object) else { return .malformed("Firebase's answer has no access_token") }
-            grant.userID = object["user_id"] as? String
-            return .granted(grant)
+            var common = object
+            common["user"] = object["user_id"].map { ["id": $0] }
+            return TokenGrant.outcome(common, from: "Firebase")
         case .failure(let outcome):
-            return outcome
+            return outcome.signingInAgain(only: Self.signInAgainCodes, from: "Firebase")
         }
     }
 
@@ -80,13 +83,15 @@ public struct FirebaseProvider: SignInProvider {
     private func account(_ method: String, email: String, password: SecretBytes) -> TokenOutcome {
         switch post(identityBase + "/" + method, json: ["email": email, "password": password.utf8String ?? "", "returnSecureToken": true]) {
         case .success(let object):
-            guard let idToken = object["idToken"] as? String, let refreshToken = object["refreshToken"] as? String else {
-                return .malformed("Firebase's answer has no idToken or refreshToken")
-            }
-            let expiresIn = (object["expiresIn"] as? String).flatMap(Double.init) ?? (object["expiresIn"] as? Double)
-            return .granted(TokenGrant(
-                accessToken: idToken, tokenType: "Bearer", expiresIn: expiresIn, expiresAt: nil, refreshToken: refreshToken,
-                scope: nil, userID: object["localId"] as? String, email: object["email"] as? String))
+            guard object["idToken"] != nil, object["refreshToken"] != nil else { return .malformed("Firebase's answer has no idToken or refreshToken") }
+            // identitytoolkit's names for the common fields, checked the same way.
+            var common: [String: Any] = ["access_token": object["idToken"]!, "refresh_token": object["refreshToken"]!]
+            common["expires_in"] = object["expiresIn"]
+            var user: [String: Any] = [:]
+            user["id"] = object["localId"]
+            user["email"] = object["email"]
+            common["user"] = user
+            return TokenGrant.outcome(common, from: "Firebase")
         case .failure(let outcome):
             return outcome
         }
@@ -107,8 +112,11 @@ public struct FirebaseProvider: SignInProvider {
         switch result {
         case .failed(let message):
             return .failure(.temporary("cannot reach Firebase: \(message)"))
+        case .refused(let message):
+            return .failure(.malformed("Firebase's answer is unusable: \(message)"))
         case .response(let status, let data):
             if status == 429 || status >= 500 { return .failure(.temporary("Firebase answered HTTP \(status)")) }
+            if let redirect = HTTPClient.redirectProblem(status, from: "Firebase") { return .failure(.malformed(redirect)) }
             guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
                 return .failure(.malformed("Firebase answered HTTP \(status) with something that is not JSON"))
             }
@@ -116,8 +124,9 @@ public struct FirebaseProvider: SignInProvider {
             // {"error":{"code":400,"message":"CODE[ : detail]"}}
             let message = ((object["error"] as? [String: Any])?["message"] as? String) ?? "HTTP_\(status)"
             let parts = message.components(separatedBy: " : ")
-            let code = parts[0].trimmingCharacters(in: .whitespaces)
-            let detail = parts.count > 1 ? parts[1] : ""
+            // Provider text: one line without control characters before it enters a message.
+            let code = ProviderValue.sanitized(parts[0], limit: 64)
+            let detail = parts.count > 1 ? ProviderValue.sanitized(parts[1]) : ""
             if code == "TOO_MANY_ATTEMPTS_TRY_LATER" { return .failure(.temporary("too many attempts: wait a while and try again")) }
             if ["MISSING_REFRESH_TOKEN", "INVALID_GRANT_TYPE"].contains(code) { return .failure(.malformed("Firebase refused the request (\(code))")) }
             return .failure(.rejected(code: code, message: Self.sentence(for: code, detail: detail)))

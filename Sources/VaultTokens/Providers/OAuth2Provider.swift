@@ -9,6 +9,9 @@ public struct OAuth2Provider: SignInProvider {
     /// The session before its first tokens: endpoints, client, scope.
     public let template: SessionRecord
 
+    /// RFC 6749 §5.2: only `invalid_grant` says the refresh token is over ("sign in again").
+    public static let signInAgainCodes: Set<String> = ["invalid_grant"]
+
     public static func defaultTokenEndpoint(projectURL: String?) -> String? { nil }
 
     public static func checkImported(_ record: SessionRecord) throws {}
@@ -57,14 +60,18 @@ public struct OAuth2Provider: SignInProvider {
         var form = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         if let scope = record.scope { form.append(("scope", scope)) }
         return client.request(endpoint: record.tokenEndpoint, form: form, clientID: record.clientID, clientSecret: record.clientSecret)
+            .signingInAgain(only: Self.signInAgainCodes, from: "the token endpoint")
     }
 
-    /// Revokes the refresh token (RFC 7009) when the session knows a revocation endpoint.
-    public func signOut(_ record: SessionRecord) throws {
-        guard let endpoint = record.revocationEndpoint, let refreshToken = record.refreshToken else { return }
+    /// Revokes the refresh token (RFC 7009) when the session knows a revocation endpoint; only
+    /// the server's confirmation (200, which it also answers for a token already invalid) lets
+    /// the caller forget the session.
+    public func signOut(_ record: SessionRecord) throws -> Bool {
+        guard let endpoint = record.revocationEndpoint, let refreshToken = record.refreshToken else { return false }
         if let problem = client.revoke(endpoint: endpoint, token: refreshToken, clientID: record.clientID, clientSecret: record.clientSecret) {
-            throw VaultError.unavailable("could not revoke the session on the server (\(problem)); it is kept: try again, or 'vaultctl delete' it to forget it here only")
+            throw VaultError.unavailable("could not revoke the session on the server: \(problem); the session is kept: try again, or 'vaultctl logout --local' to forget it here only")
         }
+        return true
     }
 
     public func sendPasswordReset(email: String) throws {

@@ -36,9 +36,15 @@ public protocol SignInProvider: Sendable {
     /// Asks for new tokens with the session's refresh token, classified.
     func refresh(_ record: SessionRecord, refreshToken: String) -> TokenOutcome
 
-    /// Ends the session on the server where the provider can. A server that cannot be reached
-    /// throws, so the caller keeps the local session and the sign-out can be retried.
-    func signOut(_ record: SessionRecord) throws
+    /// Whether `signOut` sends the access token (so it must be live): Supabase's does.
+    static var signsOutWithAccessToken: Bool { get }
+
+    /// Ends the session on the server where the provider can: true when the server confirmed
+    /// (or said it was gone already), false when the provider has no server-side sign-out. Any
+    /// other answer, or none, throws, so the caller keeps the local session and the sign-out can
+    /// be retried.
+    @discardableResult
+    func signOut(_ record: SessionRecord) throws -> Bool
 
     /// Sends a password reset email; throws `.invalidInput` where there is no standard one.
     func sendPasswordReset(email: String) throws
@@ -49,4 +55,8 @@ public enum SignUpResult: Sendable {
     case signedIn(SessionRecord)
     /// No session yet (e.g. email confirmation is on); the sentence says what to do.
     case pending(String)
+}
+
+extension SignInProvider {
+    public static var signsOutWithAccessToken: Bool { false }
 }

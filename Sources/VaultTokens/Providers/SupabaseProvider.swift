@@ -11,6 +11,16 @@ public struct SupabaseProvider: SignInProvider {
     public let projectURL: String
     public let apiKey: String
 
+    /// GoTrue's error codes that mean the refresh token or session is over: sign in again.
+    public static let signInAgainCodes: Set<String> = [
+        "refresh_token_not_found", "refresh_token_already_used", "session_not_found", "session_expired", "user_banned",
+    ]
+    /// Sign-out error codes that say the session is gone on the server already (supabase-js
+    /// also treats 401/403/404 as signed out, but an expired access token's `bad_jwt` leaves the
+    /// refresh token alive, so only these codes count).
+    public static let signsOutWithAccessToken = true
+    public static let signedOutAlreadyCodes: Set<String> = ["session_not_found", "session_expired", "refresh_token_not_found", "user_not_found"]
+
     public init(transport: any HTTPTransport, projectURL: String, apiKey: String) {
         self.http = transport
         self.projectURL = projectURL.hasSuffix("/") ? String(projectURL.dropLast()) : projectURL
@@ -54,7 +64,9 @@ public struct SupabaseProvider: SignInProvider {
     public func signUp(user email: String, password: SecretBytes) throws -> SignUpResult {
         switch send("/signup", ["email": email, "password": password.utf8String ?? ""], bearer: nil) {
         case .success(let object):
-            if let grant = TokenGrant.parse(object) { return .signedIn(try TokenOutcome.granted(grant).session(from: template(email: email), doing: "sign up")) }
+            if object["access_token"] != nil {
+                return .signedIn(try TokenGrant.outcome(object, from: "Supabase", needsRefreshToken: true).session(from: template(email: email), doing: "sign up"))
+            }
             guard object["id"] != nil || object["email"] != nil else {
                 throw TokenOutcome.malformed("Supabase's sign-up answer has neither a session nor a user").error(doing: "sign up")
             }
@@ -67,6 +79,7 @@ public struct SupabaseProvider: SignInProvider {
 
     public func refresh(_ record: SessionRecord, refreshToken: String) -> TokenOutcome {
         post("/token?grant_type=refresh_token", ["refresh_token": refreshToken], bearer: nil)
+            .signingInAgain(only: Self.signInAgainCodes, from: "Supabase")
     }
 
     /// Sends the password reset email.
@@ -74,13 +87,14 @@ public struct SupabaseProvider: SignInProvider {
         if case .failure(let outcome) = send("/recover", ["email": email], bearer: nil) { throw outcome.error(doing: "request a password reset") }
     }
 
-    /// Signs this session out on the server (`scope=local`: this session only). An expired or
-    /// unknown session is signed out already.
-    public func signOut(_ record: SessionRecord) throws {
-        if case .failure(let outcome) = send("/logout?scope=local", [:], bearer: record.accessToken) {
-            if case .rejected = outcome { return }
-            throw outcome.error(doing: "sign out")
-        }
+    /// Signs this session out on the server (`scope=local`: this session only). Confirmed by 204
+    /// (any 2xx), or by an error whose code says the session is gone already
+    /// (`signedOutAlreadyCodes`); anything else (an expired access token's `bad_jwt`, a proxy's
+    /// page) throws, so the caller keeps the session.
+    public func signOut(_ record: SessionRecord) throws -> Bool {
+        guard case .failure(let outcome) = send("/logout?scope=local", [:], bearer: record.accessToken) else { return true }
+        if case .rejected(let code, _) = outcome, Self.signedOutAlreadyCodes.contains(code) { return true }
+        throw VaultError.unavailable("could not sign out on the server: \(outcome.summary); the session is kept: try again, or 'vaultctl logout --local' to forget it here only")
     }
 
     /// A session of this project before its first tokens.
@@ -91,10 +105,7 @@ public struct SupabaseProvider: SignInProvider {
     private func post(_ path: String, _ body: [String: String], bearer: String?) -> TokenOutcome {
         switch send(path, body, bearer: bearer) {
         case .success(let object):
-            guard let grant = TokenGrant.parse(object), grant.refreshToken != nil else {
-                return .malformed("Supabase's answer has no access_token or refresh_token")
-            }
-            return .granted(grant)
+            return TokenGrant.outcome(object, from: "Supabase", needsRefreshToken: true)
         case .failure(let outcome):
             return outcome
         }
@@ -115,7 +126,10 @@ public struct SupabaseProvider: SignInProvider {
         switch http.send("POST", url, headers: headers, body: data) {
         case .failed(let message):
             return .failure(.temporary("cannot reach Supabase: \(message)"))
+        case .refused(let message):
+            return .failure(.malformed("Supabase's answer is unusable: \(message)"))
         case .response(let status, let data):
+            if let redirect = HTTPClient.redirectProblem(status, from: "Supabase") { return .failure(.malformed(redirect)) }
             if (200..<300).contains(status) {
                 if data.isEmpty { return .success([:]) }
                 guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -126,8 +140,10 @@ public struct SupabaseProvider: SignInProvider {
             if status >= 500 { return .failure(.temporary("Supabase answered HTTP \(status)")) }
             let object = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
             // New shape {"code":"...","message":"..."}; legacy {"code":400,"error_code":"...","msg":"..."}.
-            let code = (object["code"] as? String) ?? (object["error_code"] as? String) ?? (status == 429 ? "over_request_rate_limit" : "http_\(status)")
-            let serverMessage = (object["message"] as? String) ?? (object["msg"] as? String) ?? ""
+            // Provider text: one line without control characters before it enters a message.
+            let code = ((object["code"] as? String) ?? (object["error_code"] as? String)).map { ProviderValue.sanitized($0, limit: 64) }
+                ?? (status == 429 ? "over_request_rate_limit" : "http_\(status)")
+            let serverMessage = ProviderValue.sanitized((object["message"] as? String) ?? (object["msg"] as? String) ?? "")
             if status == 429 || code.hasPrefix("over_") { return .failure(.temporary("too many attempts: wait a while and try again")) }
             if object.isEmpty && status != 401 { return .failure(.malformed("Supabase answered HTTP \(status) with something that is not JSON")) }
             return .failure(.rejected(code: code, message: Self.sentence(for: code, serverMessage: serverMessage)))

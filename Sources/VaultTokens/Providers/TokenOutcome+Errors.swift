@@ -19,6 +19,14 @@ extension TokenOutcome {
         return record
     }
 
+    /// A refresh's outcome with "sign in again" (`.rejected`) kept only for `codes`, the ones
+    /// the provider documents as meaning the session is over; any other refusal (a proxy's 403,
+    /// `invalid_client`) becomes `.malformed`, so the stored session is kept as it is.
+    func signingInAgain(only codes: Set<String>, from who: String) -> TokenOutcome {
+        guard case .rejected(let code, let message) = self, !codes.contains(code) else { return self }
+        return .malformed("\(who) refused the refresh (\(message)), which is not one of its sign-in-again answers")
+    }
+
     /// A failed outcome as the error a request answers with: a refusal is permission denied,
     /// the rest is "unavailable, try again".
     func error(doing action: String) -> VaultError {
