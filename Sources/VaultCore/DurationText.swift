@@ -1,6 +1,9 @@
 /// Durations as people type them on command lines: `90`, `90s`, `15m`, `2h`, `1d`.
 public enum DurationText {
-    /// Seconds, or nil when `text` is not a positive duration.
+    /// The longest duration accepted: ten years.
+    public static let maximum = 10 * 365 * 86_400.0
+
+    /// Seconds, or nil when `text` is not a positive duration of at most `maximum`.
     public static func seconds(_ text: String) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         var number = Substring(text)
@@ -9,7 +12,7 @@ public enum DurationText {
             scale = unit
             number = number.dropLast()
         }
-        guard let value = Double(number), value > 0, value.isFinite else { return nil }
+        guard let value = Double(number), value > 0, value * scale <= maximum else { return nil }
         return value * scale
     }
 }

@@ -8,7 +8,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidInput(String)
     case tooLarge(String)
     case wrongPassphrase
-    /// The passphrase is needed but no source provides one (no file, no credential, no terminal).
+    /// The passphrase is needed but no source provides one (no file, no credential, no variable).
     /// `creating`: the store does not exist yet, so the passphrase to give is a new one.
     case passphraseUnavailable(String, creating: Bool = false)
     /// The vault file is damaged: truncated, bad checksum, malformed structure.

@@ -2,5 +2,5 @@
 public enum VaultVersion {
     public static let string = "0.1.0"
     /// Bumped when a request or response changes incompatibly.
-    public static let protocolVersion = 1
+    public static let protocolVersion = 2
 }

@@ -21,4 +21,10 @@ import VaultCore
         #expect(VaultError.storage(operation: "write", path: "/v", errno: .noSpace).description.contains("no space left"))
         #expect(VaultError.wrongPassphrase.description.contains("not been changed"))
     }
+
+    @Test func storeKindsReadAsTheNamesVaultBackendTakes() {
+        // What `vaultctl migrate` tells people to set: "VAULT_BACKEND=secret-service".
+        #expect("\(StoreKind.secretService)" == "secret-service" && "\(StoreKind.file)" == "file")
+        #expect(StoreKind.persistent.map(\.rawValue) == ["file", "secret-service"])
+    }
 }

@@ -83,5 +83,11 @@ import VaultProtocol
         #expect(DurationText.seconds("0") == nil)
         #expect(DurationText.seconds("-5s") == nil)
         #expect(DurationText.seconds("soon") == nil)
+        // Nothing a clock or a timer cannot hold: at most ten years, never infinite.
+        #expect(DurationText.seconds("3650d") == 3650 * 86400)
+        #expect(DurationText.seconds("3651d") == nil)
+        #expect(DurationText.seconds("1e305d") == nil)
+        #expect(DurationText.seconds("inf") == nil)
+        #expect(DurationText.seconds("nan") == nil)
     }
 }

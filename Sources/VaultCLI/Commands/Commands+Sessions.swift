@@ -164,14 +164,15 @@ extension Commands {
             deviceEndpoint: deviceEndpoint, clientID: client.clientID, clientSecret: client.clientSecret, scope: client.scope)
         Output.error("To sign in, open \(codes.verificationURI) and enter the code: \(codes.userCode)")
         if let complete = codes.verificationURIComplete { Output.error("(or open \(complete))") }
-        var interval = max(codes.interval, 1)
-        let deadline = Clock.monotonicSeconds() + codes.expiresIn
+        // vaultd checks the server's numbers; the wait is bounded here as well (RFC 8628 §3.5).
+        var interval = min(max(codes.interval, 1), 300)
+        let deadline = Clock.monotonicSeconds() + min(codes.expiresIn, 86_400)
         let item: ItemMetadata = try ProgressIndicator.while("waiting for approval") {
             while Clock.monotonicSeconds() < deadline {
                 usleep(UInt32(interval * 1_000_000))
                 switch try vault.pollDeviceSignIn(service: service, account: arguments.options["account"], client: client, deviceCode: codes.deviceCode) {
                 case .signedIn(let item): return item
-                case .slowDown: interval += 5
+                case .slowDown: interval = min(interval + 5, 300)
                 case .pending: break
                 }
             }

@@ -33,7 +33,9 @@ public final class VaultConnection {
     func perform(_ request: Request) throws(VaultClientError) -> ResultBody {
         let id = RequestID.number(nextID)
         nextID += 1
-        var bytes = MessageCodec.encode(RequestLine(id: id, request: request))
+        guard var bytes = MessageCodec.encodedLine(RequestLine(id: id, request: request)) else {
+            throw VaultClientError(code: .badRequest, message: "this request cannot be encoded (a number out of range?); nothing was sent")
+        }
         defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
         let answer: ResponseLine
         do {

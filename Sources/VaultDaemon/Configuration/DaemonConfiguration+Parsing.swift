@@ -34,7 +34,8 @@ extension DaemonConfiguration {
           --socket PATH          listen here (default: $VAULT_SOCKET, $XDG_RUNTIME_DIR/vault/vault.sock,
                                  or /tmp/vault-UID/vault.sock)
           --backend NAME         auto (default), secret-service or file; or VAULT_BACKEND
-          --lock-after DURATION  drop keys after this long without a request (e.g. 15m, 2h)
+          --lock-after DURATION  drop keys after this long without a client request that touches
+                                 items (e.g. 15m, 2h); status and background refresh do not count
           --refresh-ahead DURATION  refresh sign-in sessions in the background once they expire
                                  within DURATION (e.g. 5m), so 'vaultctl token' never waits
           --idle-timeout DURATION  close client connections idle this long (default: 5m)

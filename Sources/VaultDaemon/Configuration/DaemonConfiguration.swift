@@ -9,7 +9,7 @@ public struct DaemonConfiguration: Sendable {
     /// The encrypted file store's path.
     public var vaultFilePath: String
     public var kdfParameters: Scrypt.Parameters = .default
-    /// Drop keys after this many seconds without a request; nil: never.
+    /// Drop keys after this many seconds without a client request that touches items; nil: never.
     public var lockAfter: Double?
     /// Close connections idle this long (seconds).
     public var idleTimeout: Double = 300
