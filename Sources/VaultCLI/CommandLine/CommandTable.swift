@@ -279,7 +279,7 @@ extension CommandTable {
         ],
         globalOptions: [
             OptionSpec("socket", value: "PATH", completion: .files,
-                       help: "vaultd's socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or /tmp/vault-UID/vault.sock)"),
+                       help: "vaultd's socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or ~/.local/state/vault/vault.sock)"),
         ],
         epilogue: """
             'vaultctl help COMMAND' lists a command's options.

@@ -32,14 +32,15 @@ extension DaemonConfiguration {
 
         options:
           --socket PATH          listen here (default: $VAULT_SOCKET, $XDG_RUNTIME_DIR/vault/vault.sock,
-                                 or /tmp/vault-UID/vault.sock)
+                                 or ~/.local/state/vault/vault.sock)
           --backend NAME         auto (default), secret-service or file; or VAULT_BACKEND
           --lock-after DURATION  drop keys after this long without a request (e.g. 15m, 2h)
           --refresh-ahead DURATION  refresh sign-in sessions in the background once they expire
                                  within DURATION (e.g. 5m), so 'vaultctl token' never waits
           --idle-timeout DURATION  close client connections idle this long (default: 5m)
           --max-connections N    refuse connections beyond N at once (default: 128)
-          --log-file PATH        append logs here instead of stderr (created 0600)
+          --log-file PATH        append logs here instead of stderr: a regular file of yours, mode 0600
+                                 (created so); a link or a FIFO is refused
           --verbose              log every request (names only, never secrets)
           --version, --help
 
