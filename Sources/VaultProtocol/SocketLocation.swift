@@ -25,10 +25,14 @@ public enum SocketLocation {
     /// `$HOME` when absolute, else the home directory in the user database.
     static func home(environment: [String: String]) -> String? {
         if let home = environment["HOME"], home.hasPrefix("/") { return home }
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil, let directory = entry.pw_dir else { return nil }
-        return String(cString: directory)
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        return buffer.withUnsafeMutableBufferPointer { storage -> String? in
+            // pw_dir points into `storage`, so it is read before the closure returns.
+            var entry = passwd()
+            var result: UnsafeMutablePointer<passwd>?
+            guard let base = storage.baseAddress, getpwuid_r(getuid(), &entry, base, storage.count, &result) == 0, result != nil,
+                  let directory = entry.pw_dir else { return nil }
+            return String(cString: directory)
+        }
     }
 }
