@@ -97,7 +97,7 @@ function __vaultctl_services
 end
 
 complete -c vaultctl -f
-complete -c vaultctl -l socket -r -F -d 'vaultd\'s socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or /tmp/vault-UID/vault.sock)'
+complete -c vaultctl -l socket -r -F -d 'vaultd\'s socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or ~/.local/state/vault/vault.sock)'
 complete -c vaultctl -l help -s h -d 'show help'
 complete -c vaultctl -n "__vaultctl_using ''" -l version -d 'print vaultctl\'s version'
 complete -c vaultctl -n "__vaultctl_using ''" -a get -d 'print the secret (--json: with its metadata)'

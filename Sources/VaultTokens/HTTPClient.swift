@@ -1,5 +1,6 @@
 import CCurlShims
 import Foundation
+import VaultCore
 
 /// One HTTP request at a time through libcurl (`vault_http_request`), blocking the calling
 /// thread until the answer or the timeout. TLS verification is libcurl's default and is never
@@ -60,7 +61,7 @@ public struct HTTPClient: HTTPTransport {
         case Int32(VAULT_HTTP_TOO_LARGE.rawValue):
             return .refused("the answer is larger than \(maximumBodySize / 1024) KiB")
         case Int32(VAULT_HTTP_TIMED_OUT.rawValue):
-            return .failed("no answer within \(timeout.clean) s")
+            return .failed("no answer within \(timeout.secondsText) s")
         default:
             let message = withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             return .failed(ProviderValue.sanitized(message))
@@ -76,9 +77,4 @@ public struct HTTPClient: HTTPTransport {
     static func redirectProblem(_ status: Int, from who: String) -> String? {
         (300..<400).contains(status) ? "\(who) answered HTTP \(status), a redirect; vault does not follow redirects (configure the final URL)" : nil
     }
-}
-
-extension Double {
-    /// Whole numbers without ".0"; only for numbers known to be small (timeouts).
-    var clean: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
 }

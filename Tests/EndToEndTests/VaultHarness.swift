@@ -17,7 +17,11 @@ final class VaultHarness: @unchecked Sendable {
         try? FileManager.default.createDirectory(atPath: root + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try? FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         FileManager.default.createFile(atPath: root + "/passphrase", contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VAULT_") && $0.key != "CREDENTIALS_DIRECTORY" && $0.key != "NOTIFY_SOCKET" }
+        // Nothing of the developer's session leaks in: no vault settings, no credentials, and no
+        // session bus, so no test (the fuzzer's `migrate` to the Secret Service, say) can reach
+        // the developer's own keyring. Tests that want a bus start a private one (PrivateKeyring).
+        let inherited = ["CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VAULT_") && !inherited.contains($0.key) }
         environment["XDG_RUNTIME_DIR"] = root + "/run"
         environment["XDG_DATA_HOME"] = root + "/data"
         environment["HOME"] = root + "/home"

@@ -56,7 +56,7 @@ import VaultCLI
 
             options:
               --socket PATH           vaultd's socket, before or after the command (default: $VAULT_SOCKET, else
-                                      $XDG_RUNTIME_DIR/vault/vault.sock or /tmp/vault-UID/vault.sock)
+                                      $XDG_RUNTIME_DIR/vault/vault.sock or ~/.local/state/vault/vault.sock)
               --help, -h              show this help
 
             alias: rm

@@ -1,6 +1,9 @@
 import Testing
 import VaultCore
-import VaultProtocol
+@testable import VaultProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct MessageCodecTests {
     @Test func decodeErrorsNameTheField() {
@@ -72,7 +75,17 @@ import VaultProtocol
         #expect(SocketLocation.path(explicit: "/x.sock", environment: ["VAULT_SOCKET": "/y.sock"]) == "/x.sock")
         #expect(SocketLocation.path(environment: ["VAULT_SOCKET": "/y.sock", "XDG_RUNTIME_DIR": "/run/user/1"]) == "/y.sock")
         #expect(SocketLocation.path(environment: ["XDG_RUNTIME_DIR": "/run/user/1"]) == "/run/user/1/vault/vault.sock")
-        #expect(SocketLocation.path(environment: [:]).hasPrefix("/tmp/vault-"))
+        // Without XDG_RUNTIME_DIR: a private directory under the home, never a name in /tmp.
+        #expect(SocketLocation.path(environment: ["HOME": "/home/u"]) == "/home/u/.local/state/vault/vault.sock")
+        #expect(SocketLocation.path(environment: ["HOME": "/home/u/", "XDG_RUNTIME_DIR": "run/user/1"]) == "/home/u/.local/state/vault/vault.sock")
+        // A relative or missing HOME: the home in the user database.
+        for environment in [[:], ["HOME": "home/u"]] {
+            let path = SocketLocation.path(environment: environment)
+            #expect(path.hasSuffix("/.local/state/vault/vault.sock") && !path.hasPrefix("/tmp") && !path.hasPrefix("home/"), "\(path)")
+        }
+        // No home at all: /tmp, where the daemon's and clients' checks keep others out.
+        #expect(SocketLocation.fallback(home: nil) == "/tmp/vault-\(getuid())/vault.sock")
+        #expect(SocketLocation.fallback(home: "relative") == "/tmp/vault-\(getuid())/vault.sock")
     }
 
     @Test func durationsParseTheUsualUnits() {
@@ -84,7 +97,7 @@ import VaultProtocol
         #expect(DurationText.seconds("-5s") == nil)
         #expect(DurationText.seconds("soon") == nil)
         // Nothing a clock or a timer cannot hold: at most ten years, never infinite.
-        #expect(DurationText.seconds("3650d") == 3650 * 86400)
+        #expect(DurationText.seconds("3650d") == 315_360_000.0)
         #expect(DurationText.seconds("3651d") == nil)
         #expect(DurationText.seconds("1e305d") == nil)
         #expect(DurationText.seconds("inf") == nil)

@@ -65,11 +65,15 @@ import VaultCore
         try store.unlock(passphrase: testPassphrase)
         try store.set(key("svc", "acct"), secret: SecretBytes(utf8: "still here"), changes: ItemChanges())
         let newPassphrase = SecretBytes(utf8: "a much better passphrase")
+        let before = readBytes(path)
 
         #expect(throws: VaultError.wrongPassphrase) {
             try store.changePassphrase(current: SecretBytes(utf8: "wrong"), new: newPassphrase)
         }
         try store.changePassphrase(current: testPassphrase, new: newPassphrase, parameters: Scrypt.Parameters(log2N: 15, r: 8, p: 1))
+        // The data key changed: the old copy's key, unwrapped with the old passphrase, opens nothing new.
+        let oldKey = try VaultFile.decodeEnvelope(before, path: path).keyBlock.unwrap(passphrase: testPassphrase)
+        #expect { try VaultFile.open(readBytes(path), path: path) { _ in oldKey } } throws: { ($0 as? VaultError)?.code == .corruptVault }
         // The store that changed it keeps working, under the new data key.
         #expect(try store.get(key("svc", "acct")).secret == SecretBytes(utf8: "still here"))
 

@@ -3,34 +3,10 @@
 // and fish completions from it (completions/ holds them, written by scripts/generate-completions;
 // a test fails when they differ from what the table generates).
 //
-// How the vaultctl executable uses it (main.swift):
-//
-//     let invocation: Invocation
-//     do {
-//         invocation = try CommandParser().parse(Array(CommandLine.arguments.dropFirst()))
-//     } catch {
-//         finish(.usage, error.description)      // "get: missing SERVICE ACCOUNT; run 'vaultctl help get'"
-//     }
-//     switch invocation.action {
-//     case .help(let text):                      // help, --help, -h, help COMMAND, COMMAND --help
-//         Output.write(Array(text.utf8))         // stdout, exit 0
-//     case .usage(let text):                     // no command at all
-//         Output.write(Array(text.utf8), to: 2)
-//         exit(ExitCode.usage.rawValue)
-//     case .run(let command, let arguments):
-//         let commands = Commands(session: VaultSession(socketPath: invocation.socketPath))
-//         do {
-//             switch command {
-//             case .get: try commands.get(arguments)
-//             case .set, .add: try commands.write(command == .set ? .set : .add, arguments)
-//             // ... one case per CommandName ...
-//             case .version: Output.line("vaultctl \(VaultVersion.string)")
-//             case .help: break                  // never: the parser answers help with .help(text)
-//             }
-//         } catch let error as UsageError {      // thrown by a handler, e.g. a bad --min-ttl
-//             finish(.usage, error.within(command).description)
-//         }
-//     }
+// How vaultctl uses it: `VaultCtl.main` parses with `CommandParser().parse(arguments)`, prints
+// `.help(text)` on stdout and `.usage(text)` on stderr, and runs `.run(command, arguments)` through
+// one switch over `CommandName` (`VaultCtl.run`), which calls the command's handler in Commands/.
+// A `UsageError` a handler throws is printed as `error.within(command)`, with exit status 2.
 //
 // By then every option is one the command declares, a value is present exactly when the option
 // takes one and is one of its choices when it has some, the positionals are as many as the
@@ -286,7 +262,7 @@ extension CommandTable {
         ],
         globalOptions: [
             OptionSpec("socket", value: "PATH", completion: .files,
-                       help: "vaultd's socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or /tmp/vault-UID/vault.sock)"),
+                       help: "vaultd's socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or ~/.local/state/vault/vault.sock)"),
         ],
         epilogue: """
             'vaultctl help COMMAND' lists a command's options.

@@ -10,7 +10,3 @@ import VaultCore
 struct Commands {
     let vault: VaultConnection
 }
-
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
-}

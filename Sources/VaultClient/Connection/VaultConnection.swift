@@ -122,9 +122,14 @@ public final class VaultConnection {
             if !isClosedByPeer(fd) { return fd }
             close()
         }
-        if let fd = try? connectOnce() {
+        do {
+            let fd = try connectOnce()
             self.fd = fd
             return fd
+        } catch let error as VaultClientError {
+            throw error  // someone else's directory or listener: never autostart over it
+        } catch {
+            // Nobody listens (yet): start vaultd below.
         }
         guard autostart else {
             throw VaultClientError.unavailable(
@@ -139,6 +144,8 @@ public final class VaultConnection {
                 let fd = try connectOnce()
                 self.fd = fd
                 return fd
+            } catch let error as VaultClientError {
+                throw error
             } catch {
                 lastError = error
                 // A vaultd that lost the start-up race exits at once: reap it rather than leave a
@@ -152,10 +159,15 @@ public final class VaultConnection {
             "started vaultd, but it did not answer on \(socketPath) within 10 s (\(lastError)); see \(FileSystem.parentDirectory(of: socketPath))/vaultd.log")
     }
 
+    /// Connects and checks who answers (`VaultConnection+Trust.swift`) before anything is sent.
+    /// Throws `VaultClientError` when the directory or the listener is not the user's, `Errno`
+    /// when nobody listens.
     private func connectOnce() throws -> FileDescriptor {
+        guard try Self.checkSocketDirectory(of: socketPath) else { throw Errno.noSuchFile }
         let fd = try UnixSocket.stream()
         do {
             try UnixSocket.connect(fd, path: socketPath)
+            try Self.checkPeer(fd, socketPath: socketPath)
         } catch {
             fd.close()
             throw error

@@ -17,6 +17,51 @@ public struct FileDescriptor: Sendable, Hashable {
         return FileDescriptor(rawValue: fd)
     }
 
+    /// Opens `path` for appending, as a private log: never through a symbolic link (`O_NOFOLLOW`),
+    /// never waiting on a FIFO (`O_NONBLOCK`), created with mode 0600 whatever the umask. What is
+    /// opened must then be a regular file owned by `user` with mode 0600, else it is closed and
+    /// `UntrustedPath` thrown (nothing was written); `Errno` when it cannot be opened at all.
+    public static func openPrivateLog(_ path: String, user: UInt32 = FileSystem.currentUserID) throws -> FileDescriptor {
+        let flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK
+        let fd: FileDescriptor
+        var created = false
+        do {
+            // O_EXCL: a new file is ours and made here; O_CREAT|O_EXCL never follows a link either.
+            fd = try open(path, flags | O_CREAT | O_EXCL, mode: 0o600)
+            created = true
+        } catch let error as Errno where error == .exists {
+            do {
+                fd = try open(path, flags)
+            } catch {
+                // ELOOP (a link), ENXIO (a FIFO nobody reads), EISDIR, ...: say what is there.
+                if let status = try? FileStatus.of(path, followSymlinks: false), !status.isRegularFile {
+                    throw UntrustedPath(path: path, reason: status.isSymbolicLink ? .symbolicLink : .wrongKind(found: status.kind, expected: "a regular file"),
+                                        owner: status.owner, user: user)
+                }
+                throw error
+            }
+        }
+        do {
+            if created { _ = try retryingOnInterrupt { fchmod(fd.rawValue, 0o600) } }
+            let status = try fd.status()
+            guard status.isRegularFile else {
+                throw UntrustedPath(path: path, reason: .wrongKind(found: status.kind, expected: "a regular file"), owner: status.owner, user: user)
+            }
+            guard status.owner == user else {
+                throw UntrustedPath(path: path, reason: .foreignOwner, owner: status.owner, mode: status.permissions, user: user)
+            }
+            guard status.permissions == 0o600 else {
+                throw UntrustedPath(path: path, reason: .wrongMode(expected: 0o600), owner: status.owner, mode: status.permissions, user: user)
+            }
+            let current = try retryingOnInterrupt { fcntl(fd.rawValue, F_GETFL) }
+            _ = try retryingOnInterrupt { fcntl(fd.rawValue, F_SETFL, current & ~O_NONBLOCK) }
+        } catch {
+            fd.close()
+            throw error
+        }
+        return fd
+    }
+
     public func close() {
         // Linux closes the descriptor even when close() reports EINTR; retrying could close another one.
         _ = Glibc.close(rawValue)

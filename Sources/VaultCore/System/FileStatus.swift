@@ -41,6 +41,21 @@ public struct FileStatus: Sendable, Equatable {
     public var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
     public var isRegularFile: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
     public var isSocket: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFSOCK) }
+    public var isSymbolicLink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
+
+    /// The kind of file, for messages: "a regular file", "a FIFO", ...
+    public var kind: String {
+        switch mode & UInt32(S_IFMT) {
+        case UInt32(S_IFREG): "a regular file"
+        case UInt32(S_IFDIR): "a directory"
+        case UInt32(S_IFLNK): "a symbolic link"
+        case UInt32(S_IFSOCK): "a socket"
+        case UInt32(S_IFIFO): "a FIFO"
+        case UInt32(S_IFCHR): "a character device"
+        case UInt32(S_IFBLK): "a block device"
+        default: "a file of unknown kind"
+        }
+    }
 
     /// True when the same file is still at the path: same inode, size and modification time.
     public func sameFile(as other: FileStatus) -> Bool {

@@ -32,7 +32,7 @@ extension DaemonConfiguration {
 
         options:
           --socket PATH          listen here (default: $VAULT_SOCKET, $XDG_RUNTIME_DIR/vault/vault.sock,
-                                 or /tmp/vault-UID/vault.sock)
+                                 or ~/.local/state/vault/vault.sock)
           --backend NAME         auto (default), secret-service or file; or VAULT_BACKEND
           --lock-after DURATION  drop keys after this long without a client request that touches
                                  items (e.g. 15m, 2h); status and background refresh do not count
@@ -46,7 +46,8 @@ extension DaemonConfiguration {
                                  admit a new one, or the new one is refused if none is idle
           --max-connections-per-process N  connections one process may hold (default: a
                                  quarter of --max-connections)
-          --log-file PATH        append logs here instead of stderr (created 0600)
+          --log-file PATH        append logs here instead of stderr: a regular file of yours, mode 0600
+                                 (created so); a link or a FIFO is refused
           --verbose              log every request (names only, never secrets)
           --version, --help
 

@@ -173,7 +173,7 @@ final class Connection: Sendable {
     }
 
     private func unfinishedRequest() {
-        let limit = requestTimeout == requestTimeout.rounded() ? "\(Int(requestTimeout)) s" : "\(requestTimeout) s"
+        let limit = "\(requestTimeout.secondsText) s"
         events.record(
             "connections closed: request line not finished within \(limit)",
             detail: "connection \(number) (pid \(peerPID)) did not finish its request line within \(limit); closing it")

@@ -36,10 +36,17 @@ extension Daemon {
         }
 
         if let logFile = configuration.logFile {
-            let fd = open(logFile, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { finish(1, "vaultd: cannot open the log file \(logFile): \(Errno.current)\n") }
-            dup2(fd, 2)
-            close(fd)
+            // Never through a link, never blocking on a FIFO: a regular file of ours, mode 0600.
+            let fd: FileDescriptor
+            do {
+                fd = try FileDescriptor.openPrivateLog(logFile)
+            } catch let problem as UntrustedPath {
+                finish(1, "vaultd: refusing the log file: \(problem)\n")
+            } catch {
+                finish(1, "vaultd: cannot open the log file \(logFile): \(error)\n")
+            }
+            dup2(fd.rawValue, 2)
+            fd.close()
         }
         let logger = Logger(handler: StandardErrorLogHandler(environment: environment), minimumLevel: configuration.verbose ? .debug : .info)
         if let backtraceProblem {

@@ -3,7 +3,8 @@ import Glibc
 #endif
 import VaultCore
 
-/// Sets up the listening socket safely: a private directory (0700, ours), one daemon per socket
+/// Sets up the listening socket safely: a private directory (0700, ours, not a symbolic link,
+/// nothing above it writable by others), one daemon per socket
 /// (an `flock` held for the daemon's life), stale sockets replaced, the socket bound under umask 0177.
 public final class SocketListener: @unchecked Sendable {
     public enum SetupError: Error, CustomStringConvertible {
@@ -30,13 +31,13 @@ public final class SocketListener: @unchecked Sendable {
     public func bind() throws {
         guard path.hasPrefix("/") else { throw SetupError.unsafe("the socket path must be absolute, got '\(path)'") }
         guard path.utf8.count <= 107 else {
-            throw SetupError.unsafe("the socket path is \(path.utf8.count) bytes, longer than the 107 a Unix socket allows: choose a shorter --socket")
+            throw SetupError.unsafe("the socket path \(path) is \(path.utf8.count) bytes, longer than the 107 a Unix socket allows: choose a shorter --socket or VAULT_SOCKET (or set XDG_RUNTIME_DIR)")
         }
         try prepareDirectory(FileSystem.parentDirectory(of: path))
 
         let lock: FileDescriptor
         do {
-            lock = try FileDescriptor.open(path + ".lock", O_RDWR | O_CREAT, mode: 0o600)
+            lock = try FileDescriptor.open(path + ".lock", O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
             guard try lock.tryLockExclusive() else {
                 lock.close()
                 throw SetupError.alreadyRunning("vaultd is already running on \(path)")
@@ -95,21 +96,15 @@ public final class SocketListener: @unchecked Sendable {
         instanceLock = nil
     }
 
+    /// Creates the directory 0700 or checks the one there, without following symbolic links and
+    /// with every directory above it checked too (`PrivateDirectory`).
     private func prepareDirectory(_ directory: String) throws {
         do {
-            try FileSystem.createDirectories(directory, mode: 0o700)
+            try PrivateDirectory.create(directory)
+        } catch let problem as UntrustedPath {
+            throw SetupError.unsafe("refusing to start: \(problem)")
         } catch {
             throw SetupError.failed("cannot create the socket directory \(directory): \(error)")
-        }
-        guard let status = try? FileStatus.of(directory), status.isDirectory else {
-            throw SetupError.failed("\(directory) is not a directory")
-        }
-        guard status.owner == FileSystem.currentUserID else {
-            throw SetupError.unsafe("the socket directory \(directory) is owned by uid \(status.owner), not by you (uid \(FileSystem.currentUserID)); refusing to start")
-        }
-        guard status.permissions & 0o077 == 0 else {
-            throw SetupError.unsafe(
-                "the socket directory \(directory) has mode \(String(status.permissions, radix: 8)); others could reach the socket. Run 'chmod 700 \(directory)' and start again")
         }
     }
 }

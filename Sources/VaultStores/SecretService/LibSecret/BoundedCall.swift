@@ -35,14 +35,10 @@ enum BoundedCall {
         if let error {
             let failure = SecretServiceError(taking: error)
             if failure.kind == .cancelled {
-                throw VaultError.unavailable("the Secret Service did not answer \(what) within \(timeout.formatted) s; vaultd keeps serving (set VAULT_SECRET_SERVICE_TIMEOUT to wait longer)")
+                throw VaultError.unavailable("the Secret Service did not answer \(what) within \(timeout.secondsText) s; vaultd keeps serving (set VAULT_SECRET_SERVICE_TIMEOUT to wait longer)")
             }
             throw failure
         }
         return result
     }
-}
-
-extension Double {
-    var formatted: String { self == rounded() ? String(Int(self)) : String(self) }
 }
