@@ -113,7 +113,7 @@ import VaultCore
         try vault.ctl("set", "slots", "victim", input: "still served")
         let holders = try (0..<8).map { _ in try Self.holder(vault.socketPath, count: 14) }
         defer { for (process, stdin) in holders { try? stdin.fileHandleForWriting.close(); process.waitUntilExit() } }
-        #expect(try Self.freshGet(vault) < 1)
+        #expect(try Self.freshGet(vault) < 5)
         #expect(vault.foregroundLog.contains("to admit one from pid"), "\(vault.foregroundLog.suffix(800))")
     }
 
@@ -176,7 +176,7 @@ import VaultCore
         // Far more silent connections than descriptors: the longest idle make room for new ones.
         var holders = [try Self.holder(vault.socketPath, count: 500)]
         defer { for (process, stdin) in holders { try? stdin.fileHandleForWriting.close(); process.waitUntilExit() } }
-        #expect(try Self.freshGet(vault) < 1)
+        #expect(try Self.freshGet(vault) < 5)
         // Half-written ones hold their slots until their deadline (2 s), then there is room again.
         holders.append(try Self.holder(vault.socketPath, count: 200, prefix: Self.halfWritten))
         let ticks = Self.cpuTicks(of: daemon.processIdentifier, over: 3)
