@@ -102,34 +102,21 @@ extension Commands {
         try arguments.expect(1...1, "PROVIDER (oauth2, supabase or firebase)")
         let command = signingUp ? "signup" : "login"
         let (service, account) = (arguments.options["service"], arguments.options["account"])
-        let provider: ProviderSettings
-        let who: String
-        switch try ProviderKind(name: arguments.positionals[0]) {
-        case .supabase:
-            guard let url = arguments.options["url"], let key = arguments.options["anon-key"], let email = arguments.options["email"] else {
-                throw ParsedArguments.UsageError(message: "\(command) supabase needs --url URL --anon-key KEY --email EMAIL")
-            }
-            try Self.checkEmail(email)
-            provider = .supabase(SupabaseSettings(projectURL: url, apiKey: key))
-            who = email
-        case .firebase:
-            guard let key = arguments.options["api-key"], let email = arguments.options["email"], service != nil else {
-                throw ParsedArguments.UsageError(message: "\(command) firebase needs --api-key KEY --email EMAIL --service NAME (and --url for an emulator)")
-            }
-            try Self.checkEmail(email)
-            provider = .firebase(FirebaseSettings(apiKey: key, emulatorURL: arguments.options["url"]))
-            who = email
-        case .oauth2 where !signingUp && arguments.flags.contains("device"):
-            return try deviceSignIn(arguments)
-        case .oauth2 where !signingUp:
-            guard let endpoint = arguments.options["token-endpoint"], let username = arguments.options["username"], service != nil else {
-                throw ParsedArguments.UsageError(message: "login oauth2 needs --token-endpoint URL --username NAME --service NAME")
-            }
-            provider = .oauth2(try Self.oauth2Settings(arguments, tokenEndpoint: endpoint))
-            who = username
-        case .oauth2:
-            throw ParsedArguments.UsageError(message: "signup supports: supabase, firebase")
+        let kind = try ProviderKind(name: arguments.positionals[0])
+        if kind == .oauth2 {
+            if signingUp { throw ParsedArguments.UsageError(message: "signup supports: supabase, firebase") }
+            if arguments.flags.contains("device") { return try deviceSignIn(arguments) }
         }
+        let user = arguments.options[kind == .oauth2 ? "username" : "email"]
+        guard let provider = try Self.providerSettings(kind, arguments), let who = user, kind == .supabase || service != nil else {
+            let needs = switch kind {
+            case .supabase: "\(command) supabase needs --url URL --anon-key KEY --email EMAIL"
+            case .firebase: "\(command) firebase needs --api-key KEY --email EMAIL --service NAME (and --url for an emulator)"
+            case .oauth2: "login oauth2 needs --token-endpoint URL --username NAME --service NAME"
+            }
+            throw ParsedArguments.UsageError(message: needs)
+        }
+        if kind != .oauth2 { try Self.checkEmail(who) }
         let minimum = Int(arguments.options["min-password-length"] ?? "6") ?? 6
         let password: SecretBytes
         if SecretInput.stdinIsTerminal {
@@ -184,20 +171,12 @@ extension Commands {
     func resetPassword(_ arguments: ParsedArguments) throws {
         try arguments.expect(1...1, "PROVIDER (supabase or firebase)")
         guard let email = arguments.options["email"] else { throw ParsedArguments.UsageError(message: "reset-password needs --email EMAIL") }
-        let provider: ProviderSettings
-        switch try ProviderKind(name: arguments.positionals[0]) {
-        case .supabase:
-            guard let url = arguments.options["url"], let key = arguments.options["anon-key"] else {
-                throw ParsedArguments.UsageError(message: "reset-password supabase needs --url URL --anon-key KEY --email EMAIL")
-            }
-            provider = .supabase(SupabaseSettings(projectURL: url, apiKey: key))
-        case .firebase:
-            guard let key = arguments.options["api-key"] else {
-                throw ParsedArguments.UsageError(message: "reset-password firebase needs --api-key KEY --email EMAIL (and --url for an emulator)")
-            }
-            provider = .firebase(FirebaseSettings(apiKey: key, emulatorURL: arguments.options["url"]))
-        case .oauth2:
-            throw ParsedArguments.UsageError(message: "reset-password supports: supabase, firebase")
+        let kind = try ProviderKind(name: arguments.positionals[0])
+        guard kind != .oauth2 else { throw ParsedArguments.UsageError(message: "reset-password supports: supabase, firebase") }
+        guard let provider = try Self.providerSettings(kind, arguments) else {
+            throw ParsedArguments.UsageError(message: kind == .supabase
+                ? "reset-password supabase needs --url URL --anon-key KEY --email EMAIL"
+                : "reset-password firebase needs --api-key KEY --email EMAIL (and --url for an emulator)")
         }
         try Self.checkEmail(email)
         Output.error(try ProgressIndicator.while("requesting a reset email") { try vault.resetPassword(provider, email: email) })
@@ -210,6 +189,24 @@ extension Commands {
         Output.error(try ProgressIndicator.while(local ? "forgetting the session" : "signing out") {
             try vault.logout(service: service, account: account, local: local)
         })
+    }
+
+    /// A provider's settings from the options: `--url` and `--anon-key` for Supabase, `--api-key`
+    /// (and an emulator's `--url`) for Firebase, `--token-endpoint` and the client options for
+    /// OAuth 2.0; nil when one it needs is missing.
+    static func providerSettings(_ kind: ProviderKind, _ arguments: ParsedArguments) throws -> ProviderSettings? {
+        let options = arguments.options
+        switch kind {
+        case .supabase:
+            guard let url = options["url"], let key = options["anon-key"] else { return nil }
+            return .supabase(SupabaseSettings(projectURL: url, apiKey: key))
+        case .firebase:
+            guard let key = options["api-key"] else { return nil }
+            return .firebase(FirebaseSettings(apiKey: key, emulatorURL: options["url"]))
+        case .oauth2:
+            guard let endpoint = options["token-endpoint"] else { return nil }
+            return .oauth2(try oauth2Settings(arguments, tokenEndpoint: endpoint))
+        }
     }
 
     /// An OAuth 2.0 client from the options: `--client-id`, `--client-secret-file`, `--scope`,
