@@ -26,9 +26,16 @@ final class SecretSplice: @unchecked Sendable {
     private let nonce: String
     private var pieces: [(placeholder: [UInt8], secret: SecretBytes, form: Form)] = []
 
-    init() {
+    /// Random once per process: a placeholder never leaves the process (each is replaced before
+    /// the line is written), so nobody outside can learn it and plant it in a label or a comment.
+    /// Drawing it per encoding cost four getrandom(2) calls on every answer.
+    private static let processNonce: String = {
         var generator = SystemRandomNumberGenerator()
-        nonce = (0..<4).map { _ in String(generator.next() as UInt32, radix: 16) }.joined(separator: "-")
+        return (0..<4).map { _ in String(generator.next() as UInt32, radix: 16) }.joined(separator: "-")
+    }()
+
+    init() {
+        nonce = Self.processNonce
     }
 
     var isEmpty: Bool { pieces.isEmpty }

@@ -161,7 +161,7 @@ final class Connection: Sendable {
                     return
                 }
                 guard beginRequest() else { return }
-                UnixSocket.setReceiveTimeout(fd, seconds: 1)
+                // poll said readable: this read does not wait (the socket's 10 s timeout is a backstop).
                 count = try scratch.withUnsafeMutableBytes { try fd.read(into: $0) }
             } catch {
                 return

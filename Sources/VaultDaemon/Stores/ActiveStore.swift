@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import VaultCore
 import VaultStores
 import VaultTokens
@@ -12,8 +13,10 @@ public final class ActiveStore: @unchecked Sendable {
     private var store: any VaultStore
     private let queue = DispatchQueue(label: "vaultd.store")
     private var lockReason: String?
-    private var lastUse = Clock.monotonicSeconds()
     private var reason: String
+    /// When a client request that touches items last started or ended. A lock, not the queue:
+    /// queueing it would wake a thread twice per request.
+    private let lastUse = Mutex(Clock.monotonicSeconds())
 
     public init(store: any VaultStore, reason: String) {
         self.store = store
@@ -54,9 +57,8 @@ public final class ActiveStore: @unchecked Sendable {
     }
 
     /// A client request that touches items is starting or has ended: auto-lock counts from here.
-    /// Queued behind the store calls before it, so `lockIfIdle` sees it in order.
     public func recordUse() {
-        queue.async { self.lastUse = Clock.monotonicSeconds() }
+        lastUse.withLock { $0 = Clock.monotonicSeconds() }
     }
 
     /// Runs `body` on the store queue without waiting, with the store in use when it runs.
@@ -74,7 +76,7 @@ public final class ActiveStore: @unchecked Sendable {
     /// Locks the store when no client request has used it for `idle` seconds.
     public func lockIfIdle(for idle: Double, logger: Logger) {
         queue.async {
-            guard Clock.monotonicSeconds() - self.lastUse >= idle, !self.store.status().isLocked else { return }
+            guard Clock.monotonicSeconds() - self.lastUse.withLock({ $0 }) >= idle, !self.store.status().isLocked else { return }
             try? self.store.lock()
             self.lockReason = "locked after \(Int(idle)) s without use"
             logger.info("locked after \(Int(idle)) s without use")
