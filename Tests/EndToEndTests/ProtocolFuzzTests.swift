@@ -6,7 +6,8 @@ import VaultCore
 
 /// A bounded protocol fuzzer against the built vaultd: valid requests of every operation, mutated
 /// (bytes flipped, inserted, deleted; values swapped for other JSON types, huge numbers, deep
-/// nesting, long strings; lines spliced and truncated), and random bytes, sent from many
+/// nesting, long strings; lines spliced and truncated), random bytes, and valid lines split across
+/// writes or pipelined (their answers must echo their ids), sent from many
 /// connections at once. vaultd must never die, must answer every well-framed line with one valid
 /// response (and an over-long line with `too_large` before closing), and must keep serving an
 /// honest client throughout. `VAULT_FUZZ_SECONDS` (default 60) sets how long it runs.
@@ -110,18 +111,49 @@ import VaultCore
         }
     }
 
+    /// Valid seeds sent as they are, in the ways a real client may: split across two writes, or
+    /// two pipelined in one write. Each answer must carry its request's id.
+    static func sendWhole(_ connection: RawConnection, _ tally: Tally, _ random: inout SystemRandomNumberGenerator) throws {
+        let first = seeds.randomElement(using: &random)!, second = seeds.randomElement(using: &random)!
+        func id(_ seed: String) -> String? {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(seed.utf8)) as? [String: Any] else { return nil }
+            return object["id"].map { "\($0)" }
+        }
+        var expected = [first]
+        if Bool.random(using: &random) {
+            let bytes = Array((first + "\n").utf8), cut = Int.random(in: 1..<bytes.count, using: &random)
+            try connection.send(Array(bytes[..<cut]))
+            usleep(UInt32.random(in: 0...2_000, using: &random))
+            try connection.send(Array(bytes[cut...]))
+        } else {
+            try connection.send(first + "\n" + second + "\n")
+            expected.append(second)
+        }
+        tally.inputs.add(expected.count, ordering: .relaxed)
+        for seed in expected {
+            let answer = try connection.receive()
+            checkAnswer(answer, to: Array(seed.utf8), tally)
+            if let answer, let sent = id(seed), answer["id"].map({ "\($0)" }) != sent {
+                tally.problem("the answer to id \(sent) came back with id \(String(describing: answer["id"]))")
+            }
+        }
+    }
+
     /// One fuzzing connection: a few lines, each answered before the next.
     static func fuzzOnce(socket: String, _ tally: Tally, _ random: inout SystemRandomNumberGenerator) {
         guard let connection = try? RawConnection(path: socket) else { return tally.problem("could not connect") }
         defer { connection.close() }
         tally.connections.add(1, ordering: .relaxed)
         for _ in 0..<Int.random(in: 1...12, using: &random) {
-            var line = Int.random(in: 0..<200, using: &random) == 0
+            let line = Int.random(in: 0..<200, using: &random) == 0
                 ? [UInt8](repeating: UInt8(ascii: "a"), count: 300 * 1024)  // over the 256 KiB cap
                 : mutate(seeds.randomElement(using: &random)!, &random)
-            if Int.random(in: 0..<30, using: &random) == 0 { line = Array(seeds.randomElement(using: &random)!.utf8) }
-            tally.inputs.add(1, ordering: .relaxed)
             do {
+                if Int.random(in: 0..<15, using: &random) == 0 {
+                    try sendWhole(connection, tally, &random)
+                    continue
+                }
+                tally.inputs.add(1, ordering: .relaxed)
                 try connection.send(line + [10])
                 if isBlank(line) { continue }
                 let answer = try connection.receive()
