@@ -5,8 +5,14 @@ import Glibc
 /// RFC 3339 timestamps in UTC with milliseconds, e.g. `2026-11-30T12:04:05.123Z`.
 public enum Timestamp {
     /// `seconds` since the epoch, rounded to the millisecond.
+    /// Never traps: a time that is not finite, or beyond what an Int64 of milliseconds holds,
+    /// is clamped to the nearest representable one (checking that a time is plausible is the
+    /// caller's business; see VaultTokens' `rfc3339(checkedSeconds:)`).
     public static func rfc3339(seconds: Double) -> String {
-        rfc3339(milliseconds: Int64((seconds * 1000).rounded()))
+        let limit = 9.2e15  // milliseconds, well inside Int64 and gmtime_r's range
+        let milliseconds = (seconds * 1000).rounded()
+        guard !milliseconds.isNaN else { return rfc3339(milliseconds: 0) }
+        return rfc3339(milliseconds: Int64(min(max(milliseconds, -limit), limit)))
     }
 
     public static func rfc3339(milliseconds: Int64) -> String {

@@ -69,6 +69,9 @@ import Glibc
     @Test func timestampsAreRFC3339UTCWithMilliseconds() {
         #expect(Timestamp.rfc3339(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
         #expect(Timestamp.rfc3339(milliseconds: 1_796_040_245_123) == "2026-11-30T12:04:05.123Z")
+        #expect(Timestamp.rfc3339(seconds: 1_796_040_245.123) == "2026-11-30T12:04:05.123Z")
+        // Whatever a caller hands it, it answers rather than trapping.
+        for wild in [Double.infinity, -.infinity, .nan, 1e300, -1e300] { #expect(!Timestamp.rfc3339(seconds: wild).isEmpty) }
     }
 
     @Test func socketLocationFollowsTheDocumentedOrder() {
