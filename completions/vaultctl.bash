@@ -17,7 +17,7 @@ _vaultctl_command() {
     command=$1 options="" subcommands=""
     case $1 in
         get|status|doctor) options="--json" ;;
-        set|add) options="--label= --comment= --raw" ;;
+        set|add) options="--label= --comment= --raw --allow-empty" ;;
         delete|rm) command=delete ;;
         list|ls) command=list options="--json" ;;
         passwd) options="--rewrap-only" ;;

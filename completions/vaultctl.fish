@@ -127,6 +127,7 @@ complete -c vaultctl -n "__vaultctl_at 0 'get' 'set' 'add' 'delete' 'session imp
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l label -x -d 'a label for listings'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l comment -x -d 'a comment kept with the item'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l raw -d 'keep stdin byte for byte (by default one trailing newline is removed)'
+complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l allow-empty -d 'store an empty secret when stdin is empty (refused otherwise)'
 complete -c vaultctl -n "__vaultctl_using 'list'" -l json -d 'print the items as JSON'
 complete -c vaultctl -n "__vaultctl_at 0 'list'" -x -a '(__vaultctl_services)' -d 'only this service\'s items'
 complete -c vaultctl -n "__vaultctl_using 'status'" -l json -d 'print the status as JSON'

@@ -91,11 +91,18 @@ import VaultCLI
     }
 
     @Test func positionalCountsComeFromTheSpec() throws {
-        #expect(usageError("get", "only-service") == UsageError(message: "missing SERVICE ACCOUNT", command: "get"))
-        #expect(usageError("set", "svc", "argv", "hunter2") == UsageError(message: "too many arguments (expected SERVICE ACCOUNT)", command: "set"))
+        // Only what is missing is named: SERVICE was given.
+        #expect(usageError("get", "only-service") == UsageError(message: "missing ACCOUNT", command: "get"))
+        #expect(usageError("get") == UsageError(message: "missing SERVICE ACCOUNT", command: "get"))
+        // A secret typed as a third argument: say where secrets come from, without repeating it.
+        let extra = usageError("set", "svc", "argv", "hunter2")
+        #expect(extra == UsageError(message: "too many arguments (expected SERVICE ACCOUNT); secrets are read from stdin, never from arguments: printf '%s' \"$TOKEN\" | vaultctl set svc argv", command: "set"))
+        #expect(extra?.description.contains("hunter2") == false)
+        // Names that would need quoting in a shell stay placeholders.
+        #expect(usageError("add", "my svc", "a;b", "x")?.message.hasSuffix("| vaultctl add SERVICE ACCOUNT") == true)
         #expect(usageError("list", "a", "b")?.message == "too many arguments (expected [SERVICE])")
         #expect(usageError("status", "x")?.message == "too many arguments (expected no arguments)")
-        #expect(usageError("token")?.message == "missing SERVICE [ACCOUNT]")
+        #expect(usageError("token")?.message == "missing SERVICE")
         #expect(usageError("login")?.message == "missing PROVIDER (oauth2, supabase or firebase)")
         #expect(usageError("version", "x")?.message == "too many arguments (expected no arguments)")
         #expect(try run("token", "s").1.positionals == ["s"])
@@ -129,14 +136,14 @@ import VaultCLI
         #expect(parsed.options == ["provider": "supabase", "url": "https://p.supabase.co", "anon-key": "k"])
         let use = UsageError(message: "use 'vaultctl session import SERVICE ACCOUNT'", command: "session")
         #expect(usageError("session") == use)
-        #expect(usageError("session", "export") == use)
-        #expect(usageError("session", "--json", "import") == use)
+        #expect(usageError("session", "export") == UsageError(message: "unknown subcommand 'export' (did you mean 'import'?); " + use.message, command: "session"))
+        #expect(usageError("session", "--json", "import") == UsageError(message: "unknown subcommand '--json'; " + use.message, command: "session"))
         #expect(usageError("session", "import", "s")?.command == "session import")
     }
 
     @Test func unknownAndMissingCommands() throws {
         #expect(usageError("frobnicate") == UsageError(message: "unknown command 'frobnicate'"))
-        #expect(usageError("--json") == UsageError(message: "unknown command '--json'"))
+        #expect(usageError("--json") == UsageError(message: "unknown option '--json'"))
         #expect(usageError("--") == UsageError(message: "unknown command '--'"))
         let usage = HelpFormatter().usage()
         #expect(try parser.parse([]).action == .usage(usage))
@@ -157,7 +164,7 @@ import VaultCLI
         #expect(try helpText("get", "--help") == formatter.help(for: CommandTable.vaultctl.spec(.get)))
         #expect(usageError("get", "--bogus", "--help")?.message == "unknown option '--bogus'")
         // After --, --help is a positional.
-        #expect(usageError("get", "--", "--help")?.message == "missing SERVICE ACCOUNT")
+        #expect(usageError("get", "--", "--help")?.message == "missing ACCOUNT")
         // An alias, a group and a subcommand.
         #expect(try helpText("help", "rm") == formatter.help(for: CommandTable.vaultctl.spec(.delete)))
         let session = try #require(CommandTable.vaultctl.spec(path: ["session"]))
@@ -210,5 +217,22 @@ import VaultCLI
         try two.expect(1...2, "SERVICE [ACCOUNT]")
         #expect(throws: UsageError(message: "missing SERVICE ACCOUNT")) { try ParsedArguments(positionals: ["a"]).expect(2...2, "SERVICE ACCOUNT") }
         #expect(throws: UsageError(message: "too many arguments (expected no arguments)")) { try two.expect(0...0, "no arguments") }
+    }
+
+    @Test func typosGetTheClosestCommandOrOption() {
+        #expect(usageError("lsit")?.message == "unknown command 'lsit' (did you mean 'list'?)")
+        #expect(usageError("stauts")?.message == "unknown command 'stauts' (did you mean 'status'?)")
+        #expect(usageError("gte", "s", "a")?.message == "unknown command 'gte' (did you mean 'get'?)")
+        #expect(usageError("sesion")?.message == "unknown command 'sesion' (did you mean 'session'?)")
+        #expect(usageError("get", "s", "a", "--jsno")?.message == "unknown option '--jsno' (did you mean '--json'?)")
+        #expect(usageError("set", "s", "a", "--lable=x")?.message == "unknown option '--lable' (did you mean '--label'?)")
+        #expect(usageError("status", "--sockt", "/x")?.message == "unknown option '--sockt' (did you mean '--socket'?)")
+        #expect(usageError("--sockt", "/x", "status")?.message == "unknown option '--sockt' (did you mean '--socket'?)")
+        #expect(usageError("session", "imprt")?.message.hasPrefix("unknown subcommand 'imprt' (did you mean 'import'?)") == true)
+        #expect(usageError("help", "lsit")?.message == "unknown command 'lsit' (did you mean 'list'?)")
+        // Nothing close: no guess.
+        #expect(usageError("frobnicate")?.message == "unknown command 'frobnicate'")
+        #expect(usageError("x")?.message == "unknown command 'x'")
+        #expect(usageError("get", "s", "a", "--zzzzzz")?.message == "unknown option '--zzzzzz'")
     }
 }

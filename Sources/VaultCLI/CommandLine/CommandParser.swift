@@ -31,11 +31,11 @@ public struct CommandParser: Sendable {
             }
             if let group = spec {
                 if isHelpFlag(word) { return Invocation(.help(HelpFormatter(table: table).help(for: group)), globalOptions: globals) }
-                guard let subcommand = group.subcommand(named: word) else { throw groupError(group) }
+                guard let subcommand = group.subcommand(named: word) else { throw groupError(group, unknown: word) }
                 spec = subcommand
             } else {
                 guard let command = table.commands.first(where: { $0.isNamed(word) }) else {
-                    throw UsageError(message: "unknown command '\(word)'")
+                    throw UsageError(message: unknownWord(word))
                 }
                 spec = command
             }
@@ -57,15 +57,14 @@ public struct CommandParser: Sendable {
             } else if let (option, value) = try option(word, among: spec.options, from: &remaining, in: spec) {
                 if let value { parsed.options[option.name] = value } else { parsed.flags.insert(option.name) }
             } else {
-                throw UsageError(message: "unknown option '\(Self.optionName(word).map { "--" + $0 } ?? word)'", command: name)
+                let typed = Self.optionName(word)
+                let known = (spec.options + table.globalOptions).map(\.name)
+                throw UsageError(message: "unknown option '\(typed.map { "--" + $0 } ?? word)'"
+                                 + (typed.map { Suggestion.hint(for: $0, among: known, prefix: "--") } ?? ""), command: name)
             }
         }
 
-        do throws(UsageError) {
-            try parsed.expect(spec.positionalCount, spec.positionalDescription)
-        } catch {
-            throw error.within(command)
-        }
+        try checkCount(of: parsed.positionals, against: spec)
         for (positional, value) in zip(spec.positionals, parsed.positionals) where !positional.choices.isEmpty && !positional.choices.contains(value) {
             throw UsageError(message: "\(positional.name) must be \(CommandSpec.list(positional.choices, "or"))", command: name)
         }
@@ -104,11 +103,35 @@ public struct CommandParser: Sendable {
     private func isHelpFlag(_ word: String) -> Bool { table.helpFlags.contains(word) }
 
     /// "session: use 'vaultctl session import SERVICE ACCOUNT'".
-    private func groupError(_ group: CommandSpec) -> UsageError {
+    private func groupError(_ group: CommandSpec, unknown word: String? = nil) -> UsageError {
         let uses = group.subcommands.map { subcommand in
             "'" + ([table.program] + subcommand.path + subcommand.positionals.map(\.synopsis)).joined(separator: " ") + "'"
         }
-        return UsageError(message: "use " + CommandSpec.list(uses, "or"), command: group.displayName)
+        let unknown = word.map { "unknown subcommand '\($0)'" + Suggestion.hint(for: $0, among: group.subcommands.map(\.name)) + "; " } ?? ""
+        return UsageError(message: unknown + "use " + CommandSpec.list(uses, "or"), command: group.displayName)
+    }
+
+    /// "unknown command 'lsit'; did you mean 'list'?".
+    private func unknownWord(_ word: String) -> String {
+        let known = table.commands.flatMap { [$0.name] + $0.aliases.filter { !$0.hasPrefix("-") } }
+        if word.hasPrefix("--") && word != "--" {
+            return "unknown option '\(word)'" + Suggestion.hint(for: String(word.dropFirst(2)), among: table.globalOptions.map(\.name), prefix: "--")
+        }
+        return "unknown command '\(word)'" + Suggestion.hint(for: word, among: known)
+    }
+
+    /// Names what is missing ("missing ACCOUNT" when SERVICE was given) or says what is extra,
+    /// with the command's own hint (set: secrets come from stdin, never from arguments).
+    private func checkCount(of positionals: [String], against spec: CommandSpec) throws(UsageError) {
+        let required = spec.positionals.filter { !$0.isOptional }
+        if positionals.count < required.count {
+            throw UsageError(message: "missing \(CommandSpec.describe(required[positionals.count...]))", command: spec.displayName)
+        }
+        if positionals.count > spec.positionals.count {
+            let expected = spec.positionalDescription
+            let hint = spec.extraArgumentsHint.map { "; " + spec.filling($0, with: positionals) } ?? ""
+            throw UsageError(message: "too many arguments (expected \(expected))" + hint, command: spec.displayName)
+        }
     }
 
     /// `help`'s text for `help [COMMAND [SUBCOMMAND]]`.
@@ -116,7 +139,7 @@ public struct CommandParser: Sendable {
         let formatter = HelpFormatter(table: table)
         guard !topic.isEmpty else { return formatter.usage() }
         guard let spec = table.spec(path: topic) else {
-            throw UsageError(message: "unknown command '\(topic.joined(separator: " "))'")
+            throw UsageError(message: unknownWord(topic.joined(separator: " ")))
         }
         return formatter.help(for: spec)
     }

@@ -18,12 +18,18 @@ public struct CommandSpec: Sendable, Equatable {
     public var forms: [UsageForm]
     /// A group's commands (`session import`); empty for a command that runs.
     public var subcommands: [CommandSpec]
+    /// Said after "too many arguments": why the extra words are wrong and what to do instead.
+    /// Positional names in it (SERVICE) are replaced by the words typed for them when those need
+    /// no quoting in a shell; the extra words themselves are never repeated (they may be secrets).
+    public var extraArgumentsHint: String?
 
     /// A command that runs.
     public init(_ command: CommandName, aliases: [String] = [], summary: String, discussion: String,
-                positionals: [PositionalSpec] = [], options: [OptionSpec] = [], forms: [UsageForm] = []) {
+                positionals: [PositionalSpec] = [], options: [OptionSpec] = [], forms: [UsageForm] = [],
+                extraArgumentsHint: String? = nil) {
         self.init(path: command.path, command: command, aliases: aliases, summary: summary, discussion: discussion,
                   positionals: positionals, options: options, forms: forms, subcommands: [])
+        self.extraArgumentsHint = extraArgumentsHint
     }
 
     /// A word that only groups subcommands (`session`).
@@ -69,10 +75,30 @@ public struct CommandSpec: Sendable, Equatable {
     /// "PROVIDER (oauth2, supabase or firebase)", "no arguments".
     public var positionalDescription: String {
         guard !positionals.isEmpty else { return "no arguments" }
-        return positionals.map { positional in
+        return Self.describe(positionals[...])
+    }
+
+    /// "ACCOUNT", "PROVIDER (oauth2, supabase or firebase)", "SERVICE [ACCOUNT]".
+    static func describe(_ positionals: ArraySlice<PositionalSpec>) -> String {
+        positionals.map { positional in
             let name = positional.isOptional ? "[\(positional.name)]" : positional.name
             return positional.choices.isEmpty ? name : "\(name) (\(Self.list(positional.choices, "or")))"
         }.joined(separator: " ")
+    }
+
+    /// `template` with each positional's name replaced by the word typed for it, when that word
+    /// is safe to paste into a shell unquoted.
+    func filling(_ template: String, with words: [String]) -> String {
+        var text = template
+        for (positional, word) in zip(positionals, words) where Self.isShellSafe(word) {
+            text = text.replacing(positional.name, with: word)
+        }
+        return text
+    }
+
+    private static func isShellSafe(_ word: String) -> Bool {
+        !word.isEmpty && word.utf8.count <= 80
+            && word.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || "._-@:/+".unicodeScalars.contains($0)) }
     }
 
     /// "a, b or c".

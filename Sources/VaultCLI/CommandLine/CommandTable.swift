@@ -77,15 +77,18 @@ extension CommandTable {
                 .set, summary: "store a secret read from stdin or a prompt",
                 discussion: """
                     Store the secret read from stdin (one trailing newline removed unless --raw), or from a
-                    prompt without echo on a terminal, replacing the item's secret when it exists.
+                    prompt without echo on a terminal, replacing the item's secret when it exists. Empty stdin
+                    is refused (it is usually a mistake that would wipe the secret) unless --allow-empty.
                     """,
-                positionals: item, options: itemMetadata),
+                positionals: item, options: itemMetadata,
+                extraArgumentsHint: "secrets are read from stdin, never from arguments: printf '%s' \"$TOKEN\" | vaultctl set SERVICE ACCOUNT"),
             CommandSpec(
                 .add, summary: "like set, but fail when the item exists",
                 discussion: """
                     Like set, but fail with exit status 6 when the item exists.
                     """,
-                positionals: item, options: itemMetadata),
+                positionals: item, options: itemMetadata,
+                extraArgumentsHint: "secrets are read from stdin, never from arguments: printf '%s' \"$TOKEN\" | vaultctl add SERVICE ACCOUNT"),
             CommandSpec(
                 .delete, aliases: ["rm"], summary: "remove an item",
                 discussion: """
@@ -281,6 +284,7 @@ extension CommandTable {
         OptionSpec("label", value: "LABEL", help: "a label for listings"),
         OptionSpec("comment", value: "TEXT", help: "a comment kept with the item"),
         .flag("raw", help: "keep stdin byte for byte (by default one trailing newline is removed)"),
+        .flag("allow-empty", help: "store an empty secret when stdin is empty (refused otherwise)"),
     ]
 
     private static let url = OptionSpec("url", value: "URL", help: "Supabase: the project's URL; Firebase: an emulator's URL")

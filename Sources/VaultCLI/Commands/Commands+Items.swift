@@ -28,6 +28,12 @@ extension Commands {
             secret = try SecretInput.prompt("Secret for \(service) (\(account)): ")
         } else {
             secret = try SecretInput.readStandardInput(limit: ItemLimits.maxSecretBytes, raw: arguments.flags.contains("raw"))
+            // An empty stdin is nearly always a mistake (a variable that was unset, a file that was
+            // not there, </dev/null): it would wipe the stored secret. Storing one takes a flag.
+            if secret.isEmpty && !arguments.flags.contains("allow-empty") {
+                let command = replacing ? "set" : "add"
+                throw UsageError(message: "stdin was empty, so there is no secret to store (nothing was changed); to store an empty secret on purpose, run 'vaultctl \(command) ... --allow-empty'", command: command)
+            }
         }
         let (label, comment) = (arguments.options["label"], arguments.options["comment"])
         if replacing {
