@@ -56,6 +56,10 @@ public final class VaultClient: @unchecked Sendable {
         try await run { try $0.list(service: service) }
     }
 
+    public func listing(service: String? = nil) async throws -> ItemListing {
+        try await run { try $0.listing(service: service) }
+    }
+
     public func status() async throws -> VaultStatus {
         try await run { try $0.status() }
     }

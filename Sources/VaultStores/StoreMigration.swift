@@ -7,14 +7,25 @@ import VaultCore
 /// interruption); one it holds with a *different* secret is a conflict: both are kept, the
 /// original is not deleted, and the report names it. Interrupted at any point, nothing is lost,
 /// and running again finishes the job.
+///
+/// Several source items under one key (Secret Service duplicates) become one: the newest, with
+/// its own label, comment and kind (never one item's metadata with another's secret); the report
+/// names the keys collapsed. Source items no key can address are left in place and reported.
 public enum StoreMigration {
     public struct Report: Sendable, Equatable {
         public var copied = 0
         public var alreadyPresent = 0
         public var removed = 0
         public var conflicts: [ItemKey] = []
+        /// Keys under which the source held several items; the newest was moved, all removed.
+        public var collapsed: [ItemKey] = []
+        /// Source items vault cannot address: not moved, still in the source.
+        public var leftInPlace: [UnaddressableItem] = []
 
-        public init(copied: Int = 0, alreadyPresent: Int = 0, removed: Int = 0, conflicts: [ItemKey] = []) {
+        public init(copied: Int = 0, alreadyPresent: Int = 0, removed: Int = 0, conflicts: [ItemKey] = [],
+                    collapsed: [ItemKey] = [], leftInPlace: [UnaddressableItem] = []) {
+            self.collapsed = collapsed
+            self.leftInPlace = leftInPlace
             self.copied = copied
             self.alreadyPresent = alreadyPresent
             self.removed = removed
@@ -26,9 +37,19 @@ public enum StoreMigration {
     public static func migrate(from source: any VaultStore, to destination: any VaultStore, progress: (String) -> Void = { _ in }) throws -> Report {
         var report = Report()
         let items = try source.list(service: nil)
-        var verified: [ItemKey] = []
-        for (index, info) in items.enumerated() {
-            let original = try source.get(info.key)
+        report.leftInPlace = try source.unaddressable(service: nil)
+        for item in report.leftInPlace {
+            progress("left in place: an item of service '\(String(item.service.replacingControlCharacters().prefix(80)))' that vault cannot address (\(item.reason))")
+        }
+        var verified: [(key: ItemKey, items: Int)] = []
+        for (index, listed) in items.enumerated() {
+            // The item read is the one copied: its metadata with its secret, not the listing's.
+            let original = try source.get(listed.key)
+            let info = original.info
+            if info.duplicates > 0 {
+                report.collapsed.append(info.key)
+                progress("\(info.key) has \(info.duplicates + 1) items in the \(source.kind) store; the newest is moved and all are removed")
+            }
             let existing: Item?
             do {
                 existing = try destination.get(info.key)
@@ -38,7 +59,7 @@ public enum StoreMigration {
             if let existing {
                 if existing.secret == original.secret {
                     report.alreadyPresent += 1
-                    verified.append(info.key)
+                    verified.append((info.key, info.duplicates + 1))
                 } else {
                     report.conflicts.append(info.key)
                     progress("conflict: \(info.key) already exists in the \(destination.kind.rawValue) store with a different secret; both kept")
@@ -51,12 +72,12 @@ public enum StoreMigration {
                 throw VaultError.unavailable("the \(destination.kind.rawValue) store returned a different secret for \(info.key) after the copy; nothing was removed from the \(source.kind.rawValue) store")
             }
             report.copied += 1
-            verified.append(info.key)
+            verified.append((info.key, info.duplicates + 1))
             progress("copied \(index + 1) of \(items.count): \(info.key)")
         }
-        for (index, key) in verified.enumerated() {
+        for (index, (key, count)) in verified.enumerated() {
             try source.delete(key)
-            report.removed += 1
+            report.removed += count
             progress("removed \(index + 1) of \(verified.count) originals: \(key)")
         }
         return report

@@ -76,6 +76,11 @@ final class PrivateKeyring: @unchecked Sendable {
         try vault.run(["/usr/bin/secret-tool"] + arguments, input: Array(input.utf8))
     }
 
+    /// Python from the test venv (keyring, secretstorage), `arguments` as sys.argv[1...].
+    func python(_ code: String, arguments: [String] = []) throws -> VaultHarness.Result {
+        try vault.run([SecretServiceTests.packageRoot + "/.venv/bin/python", "-c", code] + arguments)
+    }
+
     func pythonKeyring(_ code: String) throws -> VaultHarness.Result {
         try vault.run([SecretServiceTests.packageRoot + "/.venv/bin/python", "-c", "import keyring\n" + code],
                       environment: ["PYTHON_KEYRING_BACKEND": "keyring.backends.SecretService.Keyring"])

@@ -50,13 +50,33 @@ extension Commands {
 
     func list(_ arguments: ParsedArguments) throws {
         try arguments.expect(0...1, "[SERVICE]")
-        let items = try vault.list(service: arguments.positionals.first)
+        let listing = try vault.listing(service: arguments.positionals.first)
         if arguments.flags.contains("json") {
-            Output.json(items)
+            // One array: the items, then the unaddressable ones (kind "unaddressable", a reason).
+            Output.json(listing.items.map(ListEntry.item) + listing.unaddressable.map(ListEntry.unaddressable))
             return
         }
+        // Nothing is invisible: items vault cannot address are rows too, marked, with the reason.
         Output.table(
-            header: ["SERVICE", "ACCOUNT", "LABEL", "KIND", "MODIFIED", "SESSION"],
-            rows: items.map { [$0.service, $0.account, $0.label, $0.kind.rawValue, Output.time($0.modified), $0.session.map(Self.summary) ?? ""] })
+            header: ["SERVICE", "ACCOUNT", "LABEL", "KIND", "MODIFIED", "NOTE"],
+            rows: listing.items.map { item in
+                var note = item.session.map(Self.summary) ?? ""
+                if item.duplicates > 0 {
+                    note += (note.isEmpty ? "" : "; ") + "\(item.duplicates + 1) items under this name (another tool wrote its own): the newest is read, all are written"
+                }
+                return [item.service, item.account, item.label, item.kind.rawValue, Output.time(item.modified), note]
+            } + listing.unaddressable.map { item in
+                [Self.shortened(item.service), item.account.map(Self.shortened) ?? "(none)", Self.shortened(item.label), "unaddressable",
+                 Timestamp.rfc3339(milliseconds: item.modified), item.reason]
+            })
+        if !listing.unaddressable.isEmpty && Output.stdoutIsTerminal {
+            Output.error("\(listing.unaddressable.count) item(s) cannot be read or changed with vaultctl: see their NOTE")
+        }
+    }
+
+    /// A name as stored may be over the limit, as long as 100 KiB: the start of it is enough to
+    /// recognise it in a listing.
+    static func shortened(_ name: String) -> String {
+        name.count <= 60 ? name : String(name.prefix(57)) + "..."
     }
 }

@@ -20,7 +20,11 @@ extension Commands {
             Output.line("state:  locked" + (status.lockReason.map { " (\($0))" } ?? ""))
             Output.line(status.exists ? "        run 'vaultctl unlock' to unlock" : "        no vault yet: 'vaultctl unlock' creates one")
         } else {
-            Output.line("state:  unlocked, \(status.itemCount.map(String.init) ?? "?") item(s)")
+            var extra: [String] = []
+            if status.unaddressableCount > 0 { extra.append("\(status.unaddressableCount) that vault cannot address") }
+            if status.duplicateCount > 0 { extra.append("\(status.duplicateCount) duplicate(s) another tool wrote") }
+            Output.line("state:  unlocked, \(status.itemCount.map(String.init) ?? "?") item(s)"
+                        + (extra.isEmpty ? "" : " (\(extra.joined(separator: ", ")): see 'vaultctl list')"))
         }
         for session in status.sessions {
             Output.line("session: \(session.service) (\(session.account)): \(session.session.map(Self.summary) ?? "unreadable")")
@@ -118,8 +122,20 @@ extension Commands {
         for conflict in report.conflicts {
             Output.error("kept both copies of service '\(conflict.service)' account '\(conflict.account)': the \(report.to) store already had a different secret")
         }
+        for key in report.collapsed {
+            Output.error("service '\(key.service)' account '\(key.account)' had several items in the \(report.from) store (written by different tools): the newest was moved, all were removed")
+        }
+        for item in report.leftInPlace {
+            Output.error("left in the \(report.from) store: service '\(Self.shortened(item.service))'"
+                         + (item.account.map { " account '\(Self.shortened($0))'" } ?? " (no account)") + ": \(item.reason)")
+        }
         Output.line("vaultd now serves from the \(report.to) store; set VAULT_BACKEND=\(report.to) (or vaultd --backend \(report.to)) to keep it after a restart")
-        if !report.conflicts.isEmpty { throw VaultClientError(code: .duplicate, message: "\(report.conflicts.count) item(s) were left in the \(report.from) store because of conflicts") }
+        // Not done in silence: anything left behind is an exit status scripts see (6).
+        let left = report.conflicts.count + report.leftInPlace.count
+        if left > 0 {
+            throw VaultClientError(code: .duplicate, message: "\(left) item(s) were left in the \(report.from) store ("
+                                   + "\(report.conflicts.count) conflict(s), \(report.leftInPlace.count) that vault cannot address); the rest moved")
+        }
     }
 
     /// Exit status: 0 when the store in use works.

@@ -32,9 +32,16 @@ extension VaultConnection {
 
     /// Metadata of every item (of one service when given), sorted; never secrets.
     public func list(service: String? = nil) throws(VaultClientError) -> [ItemMetadata] {
-        var items: [ItemMetadata] = []
-        for item in try perform(.list(ListRequest(service: service))).items ?? [] { items.append(try ItemMetadata(wire: item)) }
-        return items
+        try listing(service: service).items
+    }
+
+    /// The items and, so that nothing is invisible, the store's items no key can address.
+    public func listing(service: String? = nil) throws(VaultClientError) -> ItemListing {
+        let result = try perform(.list(ListRequest(service: service)))
+        var listing = ItemListing(items: [], unaddressable: [])
+        for item in result.items ?? [] { listing.items.append(try ItemMetadata(wire: item)) }
+        for item in result.unaddressable ?? [] { listing.unaddressable.append(try UnaddressableItem(wire: item)) }
+        return listing
     }
 
     // MARK: The vault

@@ -17,6 +17,9 @@ public struct ItemMetadata: Sendable, Equatable {
     public var modified: Date
     /// For sign-in sessions: who, with which provider, until when. Never tokens.
     public var session: SessionInfo?
+    /// How many other items the store holds under this key (Secret Service duplicates another
+    /// tool wrote): vault reads the newest and writes and deletes all of them.
+    public var duplicates: Int = 0
 
     public init(service: String, account: String, label: String, comment: String, kind: ItemKind, created: Date, modified: Date, session: SessionInfo? = nil) {
         self.service = service

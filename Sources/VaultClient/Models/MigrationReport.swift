@@ -8,4 +8,8 @@ public struct MigrationReport: Sendable, Equatable {
     public var alreadyPresent: Int
     public var removed: Int
     public var conflicts: [ItemKey]
+    /// Keys under which the source held several items: the newest was moved, all removed.
+    public var collapsed: [ItemKey] = []
+    /// Source items no key can address: not moved, still in the source.
+    public var leftInPlace: [UnaddressableItem] = []
 }

@@ -28,6 +28,7 @@ extension ItemMetadata: Encodable {
             service: body.service, account: body.account, label: body.label, comment: body.comment, kind: kind,
             created: Date(wire: body.created, field: "created"), modified: Date(wire: body.modified, field: "modified"),
             session: body.session.map { (session) throws(VaultClientError) in try SessionInfo(wire: session) })
+        duplicates = max(0, body.duplicates ?? 0)
     }
 
     func wire(secret: SecretBytes? = nil) -> ItemBody {
@@ -35,6 +36,7 @@ extension ItemMetadata: Encodable {
             service: service, account: account, label: label, comment: comment, kind: kind.rawValue, created: created.wire,
             modified: modified.wire, secret: secret)
         body.session = session.map(\.wire)
+        if duplicates > 0 { body.duplicates = duplicates }
         return body
     }
 
@@ -79,14 +81,19 @@ extension VaultStatus: Encodable {
             version: body.version, protocolVersion: body.protocolVersion, pid: body.pid, store: store, storeReason: body.backendReason,
             isLocked: body.locked, lockReason: body.lockReason, location: body.location, exists: body.exists, itemCount: body.items,
             socket: body.socket, sessions: sessions)
+        unaddressableCount = max(0, body.unaddressable ?? 0)
+        duplicateCount = max(0, body.duplicates ?? 0)
     }
 
     public func encode(to encoder: Encoder) throws {
-        try StatusBody(
+        var body = StatusBody(
             version: version, protocolVersion: protocolVersion, pid: pid, backend: store.rawValue, backendReason: storeReason,
             locked: isLocked, location: location, exists: exists, items: itemCount, socket: socket, lockReason: lockReason,
             sessions: isLocked ? nil : sessions.map { $0.wire() }
-        ).encode(to: encoder)
+        )
+        if unaddressableCount > 0 { body.unaddressable = unaddressableCount }
+        if duplicateCount > 0 { body.duplicates = duplicateCount }
+        try body.encode(to: encoder)
     }
 }
 
@@ -101,13 +108,32 @@ extension MigrationReport: Encodable {
             conflicts.append(key)
         }
         self.init(from: from, to: to, copied: body.copied, alreadyPresent: body.alreadyPresent, removed: body.removed, conflicts: conflicts)
+        for key in body.collapsed ?? [] {
+            guard let key = try? ItemKey(service: key.service, account: key.account) else { throw .malformedAnswer("an invalid item name") }
+            collapsed.append(key)
+        }
+        for item in body.leftInPlace ?? [] { leftInPlace.append(try UnaddressableItem(wire: item)) }
     }
 
     public func encode(to encoder: Encoder) throws {
-        try MigrationBody(
+        var body = MigrationBody(
             from: from.rawValue, to: to.rawValue, copied: copied, alreadyPresent: alreadyPresent, removed: removed,
-            conflicts: conflicts.map { KeyBody(service: $0.service, account: $0.account) }
-        ).encode(to: encoder)
+            conflicts: conflicts.map { KeyBody(service: $0.service, account: $0.account) })
+        if !collapsed.isEmpty { body.collapsed = collapsed.map { KeyBody(service: $0.service, account: $0.account) } }
+        if !leftInPlace.isEmpty { body.leftInPlace = leftInPlace.map(\.wire) }
+        try body.encode(to: encoder)
+    }
+}
+
+extension UnaddressableItem {
+    init(wire body: UnaddressableBody) throws(VaultClientError) {
+        let modified = try Date(wire: body.modified, field: "modified")
+        self.init(service: body.service, account: body.account, label: body.label, reason: body.reason,
+                  modified: Int64((modified.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    var wire: UnaddressableBody {
+        UnaddressableBody(service: service, account: account, label: label, reason: reason, modified: Timestamp.rfc3339(milliseconds: modified))
     }
 }
 

@@ -15,8 +15,12 @@ public struct VaultStatus: Sendable, Equatable {
     public var location: String
     /// False while the file store has no vault yet: the first unlock creates it.
     public var exists: Bool
-    /// nil while locked.
+    /// nil while locked. Counts every item, duplicates and unaddressable ones too.
     public var itemCount: Int?
+    /// Of `itemCount`: items no service/account pair can address (see `ItemListing`), and extra
+    /// items under a key another item holds.
+    public var unaddressableCount: Int = 0
+    public var duplicateCount: Int = 0
     public var socket: String
     /// The sign-in sessions kept (when unlocked).
     public var sessions: [ItemMetadata]

@@ -7,8 +7,13 @@ public struct ItemInfo: Sendable, Equatable {
     /// Milliseconds since the Unix epoch, UTC.
     public var created: Int64
     public var modified: Int64
+    /// How many other items the store holds under the same key: in the Secret Service another
+    /// tool (Python keyring adds an `application` attribute) may have written its own. vault reads
+    /// the newest and writes and deletes all of them. Always 0 in the file store.
+    public var duplicates: Int
 
-    public init(key: ItemKey, label: String, comment: String, kind: ItemKind, created: Int64, modified: Int64) {
+    public init(key: ItemKey, label: String, comment: String, kind: ItemKind, created: Int64, modified: Int64, duplicates: Int = 0) {
+        self.duplicates = duplicates
         self.key = key
         self.label = label
         self.comment = comment

@@ -15,13 +15,19 @@ public struct ItemKey: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     public static func validate(_ value: String, field: String) throws {
-        if value.isEmpty { throw VaultError.invalidInput("\(field) must not be empty") }
+        if let problem = problem(with: value, field: field) { throw VaultError.invalidInput(problem) }
+    }
+
+    /// What makes `value` unusable as the `field` of a key ("account must not be empty"), or nil.
+    public static func problem(with value: String, field: String) -> String? {
+        if value.isEmpty { return "\(field) must not be empty" }
         if value.utf8.count > ItemLimits.maxNameBytes {
-            throw VaultError.invalidInput("\(field) is \(value.utf8.count) bytes; the limit is \(ItemLimits.maxNameBytes)")
+            return "\(field) is \(value.utf8.count) bytes; the limit is \(ItemLimits.maxNameBytes)"
         }
         if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw VaultError.invalidInput("\(field) must not contain control characters (newline, tab, NUL, ...)")
+            return "\(field) must not contain control characters (newline, tab, NUL, ...)"
         }
+        return nil
     }
 
     public static func < (lhs: ItemKey, rhs: ItemKey) -> Bool {

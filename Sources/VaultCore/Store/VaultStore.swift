@@ -15,7 +15,12 @@ public protocol VaultStore: AnyObject, Sendable {
     func set(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws -> ItemInfo
     func delete(_ key: ItemKey) throws
     /// Keys and metadata, sorted by service then account; only `service`'s items when given.
+    /// Several items under one key (Secret Service duplicates) are one entry.
     func list(service: String?) throws -> [ItemInfo]
+    /// Items in vault's part of the store that no `ItemKey` can address (an empty or missing
+    /// account, a control character, a name over the limit), so that nothing is invisible.
+    /// Only `service`'s when given. Default: none (the file store validates every key).
+    func unaddressable(service: String?) throws -> [UnaddressableItem]
 
     /// Drops keys and decrypted data from memory.
     func lock() throws
@@ -29,6 +34,7 @@ public protocol VaultStore: AnyObject, Sendable {
 
 extension VaultStore {
     public var refreshLockPath: String? { nil }
+    public func unaddressable(service: String?) throws -> [UnaddressableItem] { [] }
 }
 
 /// What `status` reports about a store.
@@ -37,9 +43,15 @@ public struct StoreStatus: Sendable, Equatable {
     public var isLocked: Bool
     /// Where the data lives (a path, a collection), for humans.
     public var location: String
+    /// Every item, counting each duplicate and each unaddressable item (nil when locked).
     public var itemCount: Int?
+    /// Of `itemCount`: items vault cannot address, and extra items under a key another holds.
+    public var unaddressableCount: Int
+    public var duplicateCount: Int
 
-    public init(kind: StoreKind, isLocked: Bool, location: String, itemCount: Int?) {
+    public init(kind: StoreKind, isLocked: Bool, location: String, itemCount: Int?, unaddressableCount: Int = 0, duplicateCount: Int = 0) {
+        self.unaddressableCount = unaddressableCount
+        self.duplicateCount = duplicateCount
         self.kind = kind
         self.isLocked = isLocked
         self.location = location

@@ -29,8 +29,12 @@ extension RequestDispatcher {
 
     func list(_ filter: ListRequest) throws -> ResultBody {
         if let service = filter.service { try ItemKey.validate(service, field: "service") }
-        let items = try store.perform { try $0.list(service: filter.service) }
-        return ResultBody(items: items.map(describe))
+        let (items, unaddressable) = try store.perform { store in
+            (try store.list(service: filter.service), try store.unaddressable(service: filter.service))
+        }
+        var result = ResultBody(items: items.map(describe))
+        if !unaddressable.isEmpty { result.unaddressable = unaddressable.map(UnaddressableBody.init) }
+        return result
     }
 }
 
@@ -46,5 +50,13 @@ extension ItemBody {
             service: info.key.service, account: info.key.account, label: info.label, comment: info.comment,
             kind: info.kind.rawValue, created: Timestamp.rfc3339(milliseconds: info.created),
             modified: Timestamp.rfc3339(milliseconds: info.modified), secret: secret)
+        if info.duplicates > 0 { duplicates = info.duplicates }
+    }
+}
+
+extension UnaddressableBody {
+    init(_ item: UnaddressableItem) {
+        self.init(service: item.service, account: item.account, label: item.label, reason: item.reason,
+                  modified: Timestamp.rfc3339(milliseconds: item.modified))
     }
 }

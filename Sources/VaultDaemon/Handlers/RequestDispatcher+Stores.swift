@@ -11,12 +11,15 @@ extension RequestDispatcher {
         let (storeStatus, exists) = (try? store.perform { store in
             (store.status(), (store as? any PassphraseProtected)?.exists ?? true)
         }) ?? (StoreStatus(kind: .file, isLocked: true, location: "", itemCount: nil), false)
-        return StatusBody(
+        var body = StatusBody(
             version: VaultVersion.string, protocolVersion: VaultVersion.protocolVersion, pid: getpid(),
             backend: storeStatus.kind.rawValue, backendReason: reason, locked: storeStatus.isLocked,
             location: storeStatus.location, exists: exists, items: storeStatus.itemCount, socket: socketPath,
             lockReason: storeStatus.isLocked ? store.currentLockReason : nil,
             sessions: storeStatus.isLocked ? nil : (try? store.perform { try $0.list(service: nil) })?.filter { $0.kind == .session }.map(describe))
+        if storeStatus.unaddressableCount > 0 { body.unaddressable = storeStatus.unaddressableCount }
+        if storeStatus.duplicateCount > 0 { body.duplicates = storeStatus.duplicateCount }
+        return body
     }
 
     func migrate(_ request: MigrateRequest) throws -> ResultBody {
@@ -31,10 +34,14 @@ extension RequestDispatcher {
         let report = try store.migrate(to: destination, reason: reason) { line in
             logger.info("migrate: \(line)")
         }
-        logger.info("migration done: \(report.copied) copied, \(report.alreadyPresent) already there, \(report.removed) removed, \(report.conflicts.count) conflict(s)")
-        return ResultBody(migration: MigrationBody(
+        logger.info("migration done: \(report.copied) copied, \(report.alreadyPresent) already there, \(report.removed) removed, "
+                    + "\(report.conflicts.count) conflict(s), \(report.collapsed.count) key(s) with duplicates collapsed, \(report.leftInPlace.count) unaddressable item(s) left in place")
+        var body = MigrationBody(
             from: source.rawValue, to: target.rawValue, copied: report.copied, alreadyPresent: report.alreadyPresent,
-            removed: report.removed, conflicts: report.conflicts.map { KeyBody(service: $0.service, account: $0.account) }))
+            removed: report.removed, conflicts: report.conflicts.map { KeyBody(service: $0.service, account: $0.account) })
+        if !report.collapsed.isEmpty { body.collapsed = report.collapsed.map { KeyBody(service: $0.service, account: $0.account) } }
+        if !report.leftInPlace.isEmpty { body.leftInPlace = report.leftInPlace.map(UnaddressableBody.init) }
+        return ResultBody(migration: body)
     }
 
     func doctor() throws -> ResultBody {

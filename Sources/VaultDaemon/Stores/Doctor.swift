@@ -39,10 +39,20 @@ struct Doctor {
         } catch {
             return add("service and default collection", false, "\(error)")
         }
-        if store.status().isLocked {
+        let status = store.status()
+        if status.isLocked {
             return add("unlocked", false, "the default collection is locked: run 'vaultctl unlock' or unlock it from the desktop")
         }
         _ = add("unlocked", true, "the default collection is unlocked")
+        // Other tools' items: reported, and not counted against the store working.
+        var findings: [String] = []
+        if status.duplicateCount > 0 {
+            findings.append("\(status.duplicateCount) duplicate item(s): another tool (Python keyring, say) wrote its own item under a name vault uses; vault reads the newest and writes all, and 'vaultctl set' or 'vaultctl migrate' makes them one")
+        }
+        if status.unaddressableCount > 0 {
+            findings.append("\(status.unaddressableCount) item(s) with a 'service' attribute but no usable account (empty, missing, too long, or a control character): vault cannot read or move them; 'vaultctl list' shows them and why")
+        }
+        _ = add("items", findings.isEmpty, findings.isEmpty ? "\(status.itemCount ?? 0) item(s), each addressable by service and account" : findings.joined(separator: "; "))
         let failure = probeFailure(store)
         return add("write, read, delete", failure == nil, failure ?? Doctor.probeSucceeded)
     }

@@ -14,9 +14,12 @@ public struct ItemBody: Codable, Sendable, Equatable {
     public var secret: SecretBytes?
     /// For sign-in sessions (`list`, `status`): who, with which provider, until when. No tokens.
     public var session: SessionBody?
+    /// How many other items the store holds under this key (Secret Service duplicates); absent
+    /// when none.
+    public var duplicates: Int?
 
     enum CodingKeys: String, CodingKey {
-        case service, account, label, comment, kind, created, modified, secret, session
+        case service, account, label, comment, kind, created, modified, secret, session, duplicates
         case secretBase64 = "secret_b64"
     }
 
@@ -44,6 +47,7 @@ public struct ItemBody: Codable, Sendable, Equatable {
         created = try container.decode(String.self, forKey: .created)
         modified = try container.decode(String.self, forKey: .modified)
         session = try container.decodeIfPresent(SessionBody.self, forKey: .session)
+        duplicates = try container.decodeIfPresent(Int.self, forKey: .duplicates)
         // A secret is read only where a response carries one (`result.item`, by SecretFields);
         // anywhere else one is refused rather than decoded into a String.
         if decoder.codingPath.map(\.stringValue) == ResponseLine.secretPath {
@@ -63,6 +67,7 @@ public struct ItemBody: Codable, Sendable, Equatable {
         try container.encode(created, forKey: .created)
         try container.encode(modified, forKey: .modified)
         try container.encodeIfPresent(session, forKey: .session)
+        if let duplicates, duplicates > 0 { try container.encode(duplicates, forKey: .duplicates) }
         if let secret { try WireSecret.encode(secret, text: .secret, base64: .secretBase64, in: &container, encoder: encoder) }
     }
 }

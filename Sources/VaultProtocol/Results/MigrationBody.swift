@@ -6,10 +6,15 @@ public struct MigrationBody: Codable, Sendable, Equatable {
     public var alreadyPresent: Int
     public var removed: Int
     public var conflicts: [KeyBody]
+    /// Keys under which the source held several items: the newest moved, all removed.
+    public var collapsed: [KeyBody]?
+    /// Source items no key can address: not moved, still in the source.
+    public var leftInPlace: [UnaddressableBody]?
 
     enum CodingKeys: String, CodingKey {
-        case from, to, copied, removed, conflicts
+        case from, to, copied, removed, conflicts, collapsed
         case alreadyPresent = "already_present"
+        case leftInPlace = "left_in_place"
     }
 
     public init(from: String, to: String, copied: Int, alreadyPresent: Int, removed: Int, conflicts: [KeyBody]) {
@@ -19,5 +24,7 @@ public struct MigrationBody: Codable, Sendable, Equatable {
         self.alreadyPresent = alreadyPresent
         self.removed = removed
         self.conflicts = conflicts
+        self.collapsed = nil
+        self.leftInPlace = nil
     }
 }

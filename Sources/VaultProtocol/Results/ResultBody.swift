@@ -2,8 +2,9 @@
 public struct ResultBody: Codable, Sendable {
     // get / add / set: the item.
     public var item: ItemBody?
-    // list
+    // list: the items, and those no key can address (absent when none)
     public var items: [ItemBody]?
+    public var unaddressable: [UnaddressableBody]?
     // status
     public var status: StatusBody?
     // migrate
@@ -26,6 +27,7 @@ public struct ResultBody: Codable, Sendable {
         self.message = message
         self.item = item
         self.items = items
+        self.unaddressable = nil
         self.status = status
         self.migration = migration
         self.doctor = doctor

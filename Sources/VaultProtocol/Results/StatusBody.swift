@@ -10,7 +10,11 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public var location: String
     /// False when the file store has no vault yet: the first unlock creates it.
     public var exists: Bool
+    /// Every item, counting duplicates and unaddressable ones (nil when locked).
     public var items: Int?
+    /// Of `items`: those no key can address, and extra items under a key (absent when 0).
+    public var unaddressable: Int?
+    public var duplicates: Int?
     public var socket: String
     /// When locked, what went wrong with the last unlock attempt (never a secret).
     public var lockReason: String?
@@ -18,7 +22,7 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public var sessions: [ItemBody]?
 
     enum CodingKeys: String, CodingKey {
-        case version, pid, backend, locked, location, exists, items, socket
+        case version, pid, backend, locked, location, exists, items, socket, unaddressable, duplicates
         case protocolVersion = "protocol"
         case backendReason = "backend_reason"
         case lockReason = "lock_reason"
@@ -39,6 +43,8 @@ public struct StatusBody: Codable, Sendable, Equatable {
         self.location = location
         self.exists = exists
         self.items = items
+        self.unaddressable = nil
+        self.duplicates = nil
         self.socket = socket
         self.lockReason = lockReason
     }

@@ -4,8 +4,9 @@ import VaultCore
 /// Items in the Secret Service (GNOME Keyring, KeePassXC, KWallet's bridge) through libsecret.
 ///
 /// Items live in the default collection with the attributes `service` and `username` (the
-/// account), so `secret-tool`, Python `keyring` and go-keyring see the same items. vault's kind
-/// and comment ride in `vault-kind` and `vault-comment`. Every call is bounded by `timeout`.
+/// account), so `secret-tool`, Python `keyring` and go-keyring see the same items; how items other
+/// tools wrote map to keys (duplicates, unaddressable items) is in `SecretServiceStore+Matching`.
+/// vault's kind and comment ride in `vault-kind` and `vault-comment`. Every call is bounded by `timeout`.
 /// Calls block on D-Bus: run them off the Swift cooperative pool (vaultd's store queue does).
 /// libsecret itself sits behind the owning wrappers in LibSecret/.
 public final class SecretServiceStore: VaultStore {
@@ -25,21 +26,28 @@ public final class SecretServiceStore: VaultStore {
     }
 
     public func status() -> StoreStatus {
-        let locked = (try? withService { connection in try self.defaultCollection(connection).isLocked }) ?? true
-        let count = locked ? nil : (try? list(service: nil).count)
-        return StoreStatus(kind: kind, isLocked: locked, location: "Secret Service, default collection", itemCount: count)
+        let location = "Secret Service, default collection"
+        let census = try? withService { connection in try self.census(connection, service: nil) }
+        guard let census else {
+            let locked = (try? withService { connection in try self.defaultCollection(connection).isLocked }) ?? true
+            return StoreStatus(kind: kind, isLocked: locked, location: location, itemCount: nil)
+        }
+        return StoreStatus(kind: kind, isLocked: false, location: location, itemCount: census.itemCount,
+                           unaddressableCount: census.unaddressable.count, duplicateCount: census.duplicateCount)
     }
 
     // MARK: Items
 
     public func get(_ key: ItemKey) throws -> Item {
         try withService { connection in
-            guard let item = try self.items(connection, key: key, loadSecrets: true).first else { throw VaultError.notFound(key) }
+            // The newest of duplicates: what the tool that wrote last stored.
+            let matches = try self.items(connection, key: key, loadSecrets: true)
+            guard let item = matches.first else { throw VaultError.notFound(key) }
             if item.isLocked { throw self.lockedError }
             guard let secret = item.secret else {
                 throw VaultError.locked("the Secret Service returned no secret for \(key); its collection may be locked: run 'vaultctl unlock'")
             }
-            return Item(info: self.info(of: item, key: key), secret: secret)
+            return Item(info: self.info(of: item, key: key, duplicates: matches.count - 1), secret: secret)
         }
     }
 
@@ -62,24 +70,15 @@ public final class SecretServiceStore: VaultStore {
 
     public func list(service filter: String?) throws -> [ItemInfo] {
         try withService { connection in
-            let items: [LibSecretItem]
-            if let filter {
-                items = try connection.search([Attribute.service: filter], loadSecrets: false)
-            } else {
-                // A search with no attributes matches nothing: walk the default collection instead.
-                let collection = try self.defaultCollection(connection, loadItems: true)
-                if collection.isLocked { throw self.lockedError }
-                items = collection.items
-            }
-            var seen = Set<ItemKey>()
-            var result: [ItemInfo] = []
-            for item in items {
-                // Only items addressed the way vault addresses them; the rest of the keyring is not ours to show.
-                guard let key = self.key(of: item), seen.insert(key).inserted else { continue }
-                result.append(self.info(of: item, key: key))
-            }
-            return result.sorted { $0.key < $1.key }
+            // One entry per key, with the newest item's metadata and the count of the others.
+            try self.census(connection, service: filter).keys
+                .map { key, items in self.info(of: items[0], key: key, duplicates: items.count - 1) }
+                .sorted { $0.key < $1.key }
         }
+    }
+
+    public func unaddressable(service filter: String?) throws -> [UnaddressableItem] {
+        try withService { connection in try self.census(connection, service: filter).unaddressable }
     }
 
     /// Checks that the service answers and has a default collection; throws a `VaultError`
@@ -116,7 +115,7 @@ public final class SecretServiceStore: VaultStore {
     // MARK: Internals
 
     /// The attributes vault reads and writes (vault_secret_schema in CLibSecret).
-    private enum Attribute {
+    enum Attribute {
         static let service = "service"
         static let account = "username"
         static let kind = "vault-kind"
@@ -131,23 +130,26 @@ public final class SecretServiceStore: VaultStore {
         try ItemTable<SecretBytes>.checkSecret(secret)
         try changes.validate()
         return try withService { connection in
-            if let existing = try self.items(connection, key: key, loadSecrets: false).first {
+            let existing = try self.items(connection, key: key, loadSecrets: false)
+            if !existing.isEmpty {
                 if mustBeNew { throw VaultError.duplicate(key) }
-                if existing.isLocked { throw self.lockedError }
-                try self.update(existing, secret: secret, changes: changes)
+                if existing.contains(where: \.isLocked) { throw self.lockedError }
+                // Every duplicate, so every tool reads the new secret whichever item it finds.
+                for item in existing { try self.update(item, secret: secret, changes: changes) }
             } else {
                 // Storing into a locked collection would start an unlock prompt: say "locked" instead.
                 if try self.defaultCollection(connection).isLocked { throw self.lockedError }
                 try self.create(connection, key: key, secret: secret, changes: changes)
             }
             // Read back: some providers report success and keep nothing.
-            guard let item = try self.items(connection, key: key, loadSecrets: true).first, let readBack = item.secret else {
+            let written = try self.items(connection, key: key, loadSecrets: true)
+            guard let item = written.first, written.allSatisfy({ $0.secret != nil }) else {
                 throw VaultError.unavailable("the Secret Service accepted the write of \(key) but does not return it")
             }
-            guard readBack == secret else {
+            guard written.allSatisfy({ $0.secret == secret }) else {
                 throw VaultError.unavailable("the Secret Service returned a different secret for \(key) than was stored")
             }
-            return self.info(of: item, key: key)
+            return self.info(of: item, key: key, duplicates: written.count - 1)
         }
     }
 
@@ -172,22 +174,31 @@ public final class SecretServiceStore: VaultStore {
         }
     }
 
-    /// Every item addressed by `key`, in any collection, locked or not.
+    /// Every item addressed by `key`, in any collection, locked or not, whatever other attributes
+    /// it has; newest first.
     private func items(_ connection: SecretServiceConnection, key: ItemKey, loadSecrets: Bool) throws -> [LibSecretItem] {
         try connection.search([Attribute.service: key.service, Attribute.account: key.account], loadSecrets: loadSecrets)
+            .sorted(by: Self.newestFirst)
     }
 
-    private func key(of item: LibSecretItem) -> ItemKey? {
-        guard let attributes = item.attributes, let service = attributes[Attribute.service], let account = attributes[Attribute.account] else { return nil }
-        return try? ItemKey(service: service, account: account)
+    /// The items of vault's part of the keychain: `service`'s (in any collection) when given,
+    /// otherwise those of the default collection.
+    private func census(_ connection: SecretServiceConnection, service filter: String?) throws -> Census {
+        if let filter {
+            return Self.census(of: try connection.search([Attribute.service: filter], loadSecrets: false))
+        }
+        // A search with no attributes matches nothing: walk the default collection instead.
+        let collection = try defaultCollection(connection, loadItems: true)
+        if collection.isLocked { throw lockedError }
+        return Self.census(of: collection.items)
     }
 
-    private func info(of item: LibSecretItem, key: ItemKey) -> ItemInfo {
+    private func info(of item: LibSecretItem, key: ItemKey, duplicates: Int) -> ItemInfo {
         let attributes = item.attributes ?? [:]
         return ItemInfo(
             key: key, label: item.label ?? ItemChanges.defaultLabel(for: key), comment: attributes[Attribute.comment] ?? "",
             kind: attributes[Attribute.kind].flatMap(ItemKind.init(rawValue:)) ?? .secret,
-            created: item.created * 1000, modified: item.modified * 1000)
+            created: item.created * 1000, modified: item.modified * 1000, duplicates: duplicates)
     }
 
     private func defaultCollection(_ connection: SecretServiceConnection, loadItems: Bool = false) throws -> LibSecretCollection {

@@ -34,6 +34,12 @@ final class LibSecretItem {
 
     var isLocked: Bool { secret_item_get_locked(pointer) != 0 }
 
+    /// The item's D-Bus object path; providers number items in the order they create them
+    /// (gnome-keyring: .../collection/login/7), which breaks ties between equal timestamps.
+    var objectPath: String {
+        g_dbus_proxy_get_object_path(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GDBusProxy.self)).map { String(cString: $0) } ?? ""
+    }
+
     /// The secret loaded with the item (a search with `loadSecrets`); nil when none was loaded,
     /// as for a locked item.
     var secret: SecretBytes? {
