@@ -24,6 +24,7 @@ public enum VaultCtl {
         case .run(let command, let parsed):
             let commands = Commands(vault: VaultConnection(socketPath: invocation.socketPath))
             do {
+                warnIfTheStoreDiffers(for: command, commands)
                 try run(command, parsed, with: commands)
                 exit(ExitCode.success.rawValue)
             } catch let error as UsageError {
@@ -61,6 +62,17 @@ public enum VaultCtl {
         case .version: Output.line("vaultctl \(VaultVersion.string)")
         case .help: break  // the parser answers help itself
         }
+    }
+
+    /// VAULT_BACKEND is read when vaultd starts, so a running vaultd on another store ignores
+    /// it: say so (once, on stderr) rather than answer from a store the user did not ask for.
+    static func warnIfTheStoreDiffers(for command: CommandName, _ commands: Commands) {
+        guard command != .version && command != .help && command != .migrate,
+              let wanted = ProcessEnvironment.current["VAULT_BACKEND"].flatMap(StoreKind.init(rawValue:)),
+              StoreKind.persistent.contains(wanted),
+              let status = try? commands.vault.status(), status.store != wanted else { return }
+        Output.error("warning: VAULT_BACKEND asks for the \(wanted) store, but the vaultd running (pid \(status.pid)) serves the \(status.store) store (\(status.storeReason)). "
+                     + "vaultd reads VAULT_BACKEND when it starts: restart it to switch (systemctl --user restart vaultd, or kill \(status.pid)), or 'vaultctl migrate --to \(wanted)' to move the items")
     }
 
     static func finish(_ code: ExitCode, _ message: String) -> Never {

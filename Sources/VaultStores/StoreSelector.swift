@@ -2,6 +2,8 @@ import VaultCore
 
 /// Chooses the store: the Secret Service when asked for, or when `auto` finds a session bus whose
 /// Secret Service answers and has a default collection; the encrypted file store otherwise.
+/// `auto` never hides a vault file that holds items: when one does (or one exists whose header
+/// cannot be read), the file store is chosen even if a Secret Service answers.
 /// Never plaintext, never silently: the reason is returned for logs and `status`.
 public enum StoreSelector {
     public enum Preference: String, Sendable, CaseIterable {
@@ -23,18 +25,29 @@ public enum StoreSelector {
         return preference
     }
 
+    /// `origin` says where the preference came from, for the reason: "VAULT_BACKEND",
+    /// "--backend", "backend in ~/.config/vault/config".
     public static func select(
-        _ preference: Preference, environment: [String: String], secretServiceTimeout: Double,
+        _ preference: Preference, origin: String = "VAULT_BACKEND or --backend", environment: [String: String], secretServiceTimeout: Double,
         fileStore: () -> EncryptedFileStore
     ) -> Selection {
         switch preference {
         case .file:
-            return Selection(store: fileStore(), reason: "the file store was chosen (VAULT_BACKEND or --backend is 'file')")
+            return Selection(store: fileStore(), reason: "the file store was chosen (\(origin) is 'file')")
         case .secretService:
-            return Selection(store: SecretServiceStore(timeout: secretServiceTimeout), reason: "the Secret Service was chosen (VAULT_BACKEND or --backend is 'secret-service')")
+            return Selection(store: SecretServiceStore(timeout: secretServiceTimeout), reason: "the Secret Service was chosen (\(origin) is 'secret-service')")
         case .auto:
+            let file = fileStore()
+            switch file.headerItemCount {
+            case .some(let count) where count > 0:
+                return Selection(store: file, reason: "auto: the vault file \(file.path) holds \(count) item(s), so the file store is used even if a Secret Service answers (auto never hides a vault that holds items; 'vaultctl migrate --to secret-service' moves them)")
+            case .some(let count) where count < 0:
+                return Selection(store: file, reason: "auto: a vault file exists at \(file.path) (its header cannot be read), so the file store is used, to show what is wrong with it")
+            default:
+                break
+            }
             if let missing = missingBus(environment) {
-                return Selection(store: fileStore(), reason: "auto: \(missing), so the encrypted file store is used")
+                return Selection(store: file, reason: "auto: \(missing), so the encrypted file store is used")
             }
             let secretService = SecretServiceStore(timeout: min(secretServiceTimeout, 3))
             do {

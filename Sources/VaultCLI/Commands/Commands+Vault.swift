@@ -129,7 +129,11 @@ extension Commands {
             Output.error("left in the \(report.from) store: service '\(Self.shortened(item.service))'"
                          + (item.account.map { " account '\(Self.shortened($0))'" } ?? " (no account)") + ": \(item.reason)")
         }
-        Output.line("vaultd now serves from the \(report.to) store; set VAULT_BACKEND=\(report.to) (or vaultd --backend \(report.to)) to keep it after a restart")
+        if let path = report.recordedIn {
+            Output.line("vaultd now serves from the \(report.to) store, and keeps it after a restart ('backend = \(report.to)' in \(path))")
+        } else {
+            Output.line("vaultd now serves from the \(report.to) store; it could not record that ('vaultctl status' says why): set VAULT_BACKEND=\(report.to) to keep it after a restart")
+        }
         // Not done in silence: anything left behind is an exit status scripts see (6).
         let left = report.conflicts.count + report.leftInPlace.count
         if left > 0 {

@@ -135,8 +135,8 @@ public final class VaultConnection {
             throw VaultClientError.unavailable(
                 "no vaultd answers on \(socketPath) (autostart is off); start it with 'vaultd &' or 'systemctl --user start vaultd.socket'")
         }
-        let pid = try DaemonLauncher.start(socketPath: socketPath, environment: environment)
-        var reaped = false
+        let launched = try DaemonLauncher.start(socketPath: socketPath, environment: environment)
+        var exited = false
         let deadline = Clock.monotonicSeconds() + 10
         var lastError: Error = Errno(ECONNREFUSED)
         while Clock.monotonicSeconds() < deadline {
@@ -148,10 +148,17 @@ public final class VaultConnection {
                 throw error
             } catch {
                 lastError = error
-                // A vaultd that lost the start-up race exits at once: reap it rather than leave a
-                // zombie in a long-running program. One that keeps serving outlives us.
+                // A vaultd that lost the start-up race exits at once (another one answers): reap
+                // it rather than leave a zombie in a long-running program. One that exits with
+                // nobody answering could not start: say why at once, not after the deadline.
+                if exited {
+                    throw VaultClientError.unavailable(launched.failure())
+                }
                 var status: Int32 = 0
-                if !reaped && waitpid(pid, &status, WNOHANG) == pid { reaped = true }
+                if waitpid(launched.pid, &status, WNOHANG) == launched.pid {
+                    exited = true
+                    continue  // one more try: the winner of a race may be answering by now
+                }
                 usleep(10_000)
             }
         }

@@ -12,4 +12,7 @@ public struct MigrationReport: Sendable, Equatable {
     public var collapsed: [ItemKey] = []
     /// Source items no key can address: not moved, still in the source.
     public var leftInPlace: [UnaddressableItem] = []
+    /// The configuration file in which vaultd recorded `backend = TO`, so a restart keeps it;
+    /// nil when it could not (the daemon's status says why).
+    public var recordedIn: String?
 }

@@ -113,6 +113,7 @@ extension MigrationReport: Encodable {
             collapsed.append(key)
         }
         for item in body.leftInPlace ?? [] { leftInPlace.append(try UnaddressableItem(wire: item)) }
+        recordedIn = body.recordedIn
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -121,6 +122,7 @@ extension MigrationReport: Encodable {
             conflicts: conflicts.map { KeyBody(service: $0.service, account: $0.account) })
         if !collapsed.isEmpty { body.collapsed = collapsed.map { KeyBody(service: $0.service, account: $0.account) } }
         if !leftInPlace.isEmpty { body.leftInPlace = leftInPlace.map(\.wire) }
+        body.recordedIn = recordedIn
         try body.encode(to: encoder)
     }
 }

@@ -56,6 +56,10 @@ extension DaemonConfiguration {
         VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5), VAULT_HTTP_TIMEOUT (sign-in providers,
         seconds, default 10). See the README.
 
+        configuration file: $XDG_CONFIG_HOME/vault/config (default ~/.config/vault/config), lines
+        'backend = auto|file|secret-service', 'passphrase-file = PATH', 'file = PATH'; the
+        environment and the options above override it.
+
         """
 
     /// Parses vaultd's arguments (without the program name) and environment.
@@ -101,13 +105,32 @@ extension DaemonConfiguration {
         }
 
         parsed.socketPath = SocketLocation.path(explicit: explicitSocket, environment: environment)
+        // The configuration file: each setting overridden by the environment and the flags.
+        parsed.configFilePath = ConfigFile.path(environment: environment)
+        let config: ConfigFile?
         do {
-            parsed.vaultFilePath = try VaultFileLocation.path(environment: environment)
+            config = try ConfigFile.load(environment: environment)
+        } catch {
+            throw Problem(message: "\(error)", exitStatus: 1)
+        }
+        func set(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        do {
+            if set("VAULT_FILE") == nil, let file = config?[.file] {
+                parsed.vaultFilePath = file
+            } else {
+                parsed.vaultFilePath = try VaultFileLocation.path(environment: environment)
+            }
         } catch {
             throw Problem(message: "\(error)", exitStatus: 1)
         }
         do {
-            parsed.backend = try StoreSelector.preference(backendText ?? environment["VAULT_BACKEND"])
+            if let backendText {
+                (parsed.backend, parsed.backendOrigin) = (try StoreSelector.preference(backendText), "--backend")
+            } else if let text = set("VAULT_BACKEND") {
+                (parsed.backend, parsed.backendOrigin) = (try StoreSelector.preference(text), "VAULT_BACKEND")
+            } else if let config, let text = config[.backend] {
+                (parsed.backend, parsed.backendOrigin) = (try StoreSelector.preference(text), "backend in \(config.path)")
+            }
         } catch {
             throw .usage("\(error)")
         }
@@ -128,6 +151,7 @@ extension DaemonConfiguration {
         parsed.secretServiceTimeout = try environmentDuration("VAULT_SECRET_SERVICE_TIMEOUT", example: "5 or 10s") ?? parsed.secretServiceTimeout
         parsed.httpTimeout = try environmentDuration("VAULT_HTTP_TIMEOUT", example: "10 or 30s") ?? parsed.httpTimeout
         parsed.passphraseSource = PassphraseSource.resolve(environment: environment)
+            ?? config.flatMap { config in config[.passphraseFile].map { PassphraseSource.configured(path: $0, config: config.path) } }
         return .run(parsed)
     }
 }

@@ -4,8 +4,13 @@ import VaultStores
 /// Everything vaultd is told at start (flags and environment), already validated.
 public struct DaemonConfiguration: Sendable {
     public var socketPath: String
-    /// Which store to use: `--backend` / `VAULT_BACKEND`.
+    /// Which store to use: `--backend`, `VAULT_BACKEND`, or `backend` in the configuration file.
     public var backend: StoreSelector.Preference = .auto
+    /// Where `backend` came from, for `status`: "--backend", "VAULT_BACKEND", "backend in PATH".
+    public var backendOrigin = "the default"
+    /// The configuration file's path for this environment (whether or not it exists); nil
+    /// without HOME or XDG_CONFIG_HOME. `migrate` records its destination there.
+    public var configFilePath: String?
     /// The encrypted file store's path.
     public var vaultFilePath: String
     public var kdfParameters: Scrypt.Parameters = .default

@@ -11,4 +11,13 @@ extension Request {
              .importSession, .devicePoll: true
         }
     }
+
+    /// Whether a `locked` answer to it should say why the store is locked (and retry a fixed
+    /// passphrase source): requests for items, not the ones that unlock or move the store.
+    var touchesItems: Bool {
+        switch self {
+        case .get, .add, .set, .delete, .list, .token, .login, .signup, .logout, .importSession, .devicePoll: true
+        case .status, .doctor, .lock, .unlock, .changePassphrase, .migrate, .resetPassword, .deviceStart: false
+        }
+    }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultCore
 import VaultProtocol
+import VaultStores
 
 /// status, migrate, doctor: the stores themselves.
 extension RequestDispatcher {
@@ -30,10 +31,17 @@ extension RequestDispatcher {
         }
         let destination = try catalog.openStore(target, passphrase: request.passphrase)
         logger.info("migrating every item from the \(source.rawValue) store to the \(target.rawValue) store")
-        let reason = "migrated from the \(source.rawValue) store by 'vaultctl migrate' (set VAULT_BACKEND=\(target.rawValue) to keep it after a restart)"
+        var reason = "migrated from the \(source.rawValue) store by 'vaultctl migrate'"
         let report = try store.migrate(to: destination, reason: reason) { line in
             logger.info("migrate: \(line)")
         }
+        // The choice survives a restart: recorded in the configuration file.
+        let recorded = recordBackend(target)
+        switch recorded {
+        case .success(let path): reason += "; recorded as 'backend = \(target.rawValue)' in \(path)"
+        case .failure(let problem): reason += "; not recorded (\(problem)): set VAULT_BACKEND=\(target.rawValue) to keep it after a restart"
+        }
+        store.setReason(reason)
         logger.info("migration done: \(report.copied) copied, \(report.alreadyPresent) already there, \(report.removed) removed, "
                     + "\(report.conflicts.count) conflict(s), \(report.collapsed.count) key(s) with duplicates collapsed, \(report.leftInPlace.count) unaddressable item(s) left in place")
         var body = MigrationBody(
@@ -41,7 +49,28 @@ extension RequestDispatcher {
             removed: report.removed, conflicts: report.conflicts.map { KeyBody(service: $0.service, account: $0.account) })
         if !report.collapsed.isEmpty { body.collapsed = report.collapsed.map { KeyBody(service: $0.service, account: $0.account) } }
         if !report.leftInPlace.isEmpty { body.leftInPlace = report.leftInPlace.map(UnaddressableBody.init) }
+        if case .success(let path) = recorded { body.recordedIn = path }
         return ResultBody(migration: body)
+    }
+
+    /// Writes `backend = KIND` into the configuration file (created 0600 in a 0700 directory when
+    /// missing; its other lines kept), so the next vaultd starts on the store migrated to.
+    private func recordBackend(_ kind: StoreKind) -> Result<String, RecordingProblem> {
+        let configuration = catalog.configuration
+        guard let path = configuration.configFilePath else { return .failure(RecordingProblem("neither HOME nor XDG_CONFIG_HOME is set")) }
+        do {
+            let text = try ConfigFile.text(of: path, with: .backend, kind.rawValue, home: configuration.environment["HOME"])
+            try PrivateDirectory.create(FileSystem.parentDirectory(of: path))
+            try AtomicFileWriter.write(Array(text.utf8), to: path)
+            logger.info("recorded 'backend = \(kind.rawValue)' in \(path)")
+            if let overriding = configuration.environment["VAULT_BACKEND"], !overriding.isEmpty, overriding != kind.rawValue {
+                return .failure(RecordingProblem("written to \(path), but VAULT_BACKEND=\(overriding) in vaultd's environment overrides it"))
+            }
+            return .success(path)
+        } catch {
+            logger.error("could not record the store in \(path): \(error)")
+            return .failure(RecordingProblem("\(path): \(error)"))
+        }
     }
 
     func doctor() throws -> ResultBody {
@@ -49,4 +78,10 @@ extension RequestDispatcher {
         let report = try store.perform { active in Doctor(catalog: catalog, active: active, activeReason: reason).run() }
         return ResultBody(doctor: report)
     }
+}
+
+/// Why `migrate` could not record its destination in the configuration file.
+struct RecordingProblem: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -74,13 +74,23 @@ public final class RequestDispatcher: Sendable {
         let isUse = decoded.request.postponesAutoLock
         if isUse { store.recordUse() }
         defer { if isUse { store.recordUse() } }
+        var response = respond(to: decoded.request)
+        if case .failure(let body) = response, body.code == VaultErrorCode.locked.rawValue, decoded.request.touchesItems {
+            // Name the real cause (the passphrase file's mode, say); try again when it was fixed.
+            let (unlocked, explained) = store.explainLocked(.locked(body.message))
+            response = unlocked ? respond(to: decoded.request) : .failure(ErrorBody(explained))
+        }
+        return ResponseLine(id: decoded.id, response)
+    }
+
+    private func respond(to request: Request) -> Response {
         do {
-            return ResponseLine(id: decoded.id, .success(try answer(decoded.request)))
+            return .success(try answer(request))
         } catch let error as VaultError {
-            return ResponseLine(id: decoded.id, .failure(ErrorBody(error)))
+            return .failure(ErrorBody(error))
         } catch {
             logger.error("unexpected error: \(error)")
-            return ResponseLine(id: decoded.id, .failure(ErrorBody(.internal, "internal error; see vaultd's log")))
+            return .failure(ErrorBody(.internal, "internal error; see vaultd's log"))
         }
     }
 

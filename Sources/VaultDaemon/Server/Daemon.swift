@@ -66,22 +66,17 @@ public final class Daemon: @unchecked Sendable {
     private func unlockAtStart() {
         guard store.current.store is any PassphraseProtected else { return }
         guard let source = configuration.passphraseSource else {
-            store.setLockReason("no passphrase source at start: run 'vaultctl unlock'")
+            store.setLockReason("vaultd started without a passphrase source: run 'vaultctl unlock' (or give vaultd one: README, \"Passphrases\")")
             logger.info("starting locked: no non-interactive passphrase source; run 'vaultctl unlock'")
             return
         }
-        let environment = configuration.environment
         let logger = logger
-        let active = store
-        active.performAsync { store in
-            do {
-                let passphrase = try source.read(environment: environment)
-                let existed = (store as? any PassphraseProtected)?.exists ?? true
-                try store.unlock(passphrase: passphrase)
-                logger.info(existed ? "unlocked with the passphrase from \(source)" : "created a new vault, passphrase from \(source)")
-            } catch {
-                active.setLockReason("unlocking with \(source) failed: \(error)")
+        let existed = (store.current.store as? any PassphraseProtected)?.exists ?? true
+        store.unlockAsync(from: source, environment: configuration.environment) { error in
+            if let error {
                 logger.error("could not unlock with the passphrase from \(source): \(error)")
+            } else {
+                logger.info(existed ? "unlocked with the passphrase from \(source)" : "created a new vault, passphrase from \(source)")
             }
         }
     }

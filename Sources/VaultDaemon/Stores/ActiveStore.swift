@@ -13,6 +13,8 @@ public final class ActiveStore: @unchecked Sendable {
     private var store: any VaultStore
     private let queue = DispatchQueue(label: "vaultd.store")
     private var lockReason: String?
+    /// The passphrase source that failed to unlock the store, and how its file looked then.
+    private var sourceFailure: (source: PassphraseSource, environment: [String: String], file: FileStatus?)?
     private var reason: String
     /// When a client request that touches items last started or ended. A lock, not the queue:
     /// queueing it would wake a thread twice per request.
@@ -72,6 +74,47 @@ public final class ActiveStore: @unchecked Sendable {
     }
 
     public var currentLockReason: String? { queue.sync { lockReason } }
+
+    /// Unlocks with the passphrase from `source`, on the store queue, without waiting; `done`
+    /// gets nil or the error. A failure is remembered with what the source's file looked like,
+    /// so that requests explain it (`explainLocked`) and try again once the file changed.
+    public func unlockAsync(from source: PassphraseSource, environment: [String: String], done: @escaping @Sendable (Error?) -> Void) {
+        queue.async { done(self.unlock(from: source, environment: environment)) }
+    }
+
+    /// On the store queue.
+    private func unlock(from source: PassphraseSource, environment: [String: String]) -> Error? {
+        let file = source.filePath.flatMap { try? FileStatus.of($0) }
+        do {
+            try store.unlock(passphrase: try source.read(environment: environment))
+            (sourceFailure, lockReason) = (nil, nil)
+            return nil
+        } catch {
+            sourceFailure = (source, environment, file)
+            lockReason = "unlocking with the passphrase from \(source) failed: \(error). Once that is fixed, the next request tries again (or run 'vaultctl unlock')"
+            return error
+        }
+    }
+
+    /// For a request that found the store locked: when the passphrase source failed and its
+    /// file has changed since (the `chmod` the error asked for was run), tries it again; true
+    /// when the store is now unlocked. Otherwise the locked error is given the recorded reason,
+    /// so it names the real cause rather than only "locked".
+    public func explainLocked(_ error: VaultError) -> (unlocked: Bool, error: VaultError) {
+        queue.sync {
+            if let failure = sourceFailure, failure.source.filePath.flatMap({ try? FileStatus.of($0) }) != failure.file,
+               unlock(from: failure.source, environment: failure.environment) == nil {
+                return (true, error)
+            }
+            guard let lockReason else { return (false, error) }
+            return (false, .locked(lockReason))
+        }
+    }
+
+    /// Replaces why the store in use was chosen, for `status`.
+    public func setReason(_ newReason: String) {
+        queue.async { self.reason = newReason }
+    }
 
     /// Locks the store when no client request has used it for `idle` seconds.
     public func lockIfIdle(for idle: Double, logger: Logger) {

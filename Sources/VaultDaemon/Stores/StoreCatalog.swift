@@ -21,7 +21,8 @@ public struct StoreCatalog: Sendable {
     /// The store to start with, and why (for the log and `status`).
     public func select() -> StoreSelector.Selection {
         StoreSelector.select(
-            configuration.backend, environment: configuration.environment, secretServiceTimeout: configuration.secretServiceTimeout,
+            configuration.backend, origin: configuration.backendOrigin, environment: configuration.environment,
+            secretServiceTimeout: configuration.secretServiceTimeout,
             fileStore: fileStore)
     }
 

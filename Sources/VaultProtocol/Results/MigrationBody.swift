@@ -10,11 +10,14 @@ public struct MigrationBody: Codable, Sendable, Equatable {
     public var collapsed: [KeyBody]?
     /// Source items no key can address: not moved, still in the source.
     public var leftInPlace: [UnaddressableBody]?
+    /// The configuration file where `backend = TO` was recorded; absent when it could not be.
+    public var recordedIn: String?
 
     enum CodingKeys: String, CodingKey {
         case from, to, copied, removed, conflicts, collapsed
         case alreadyPresent = "already_present"
         case leftInPlace = "left_in_place"
+        case recordedIn = "recorded_in"
     }
 
     public init(from: String, to: String, copied: Int, alreadyPresent: Int, removed: Int, conflicts: [KeyBody]) {
@@ -26,5 +29,6 @@ public struct MigrationBody: Codable, Sendable, Equatable {
         self.conflicts = conflicts
         self.collapsed = nil
         self.leftInPlace = nil
+        self.recordedIn = nil
     }
 }

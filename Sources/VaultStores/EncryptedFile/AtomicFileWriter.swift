@@ -6,12 +6,12 @@ import VaultCore
 /// Replaces a file so that a crash at any instant leaves either the old or the new contents:
 /// write a 0600 temp file in the same directory, fsync it, rename it over the target, fsync the
 /// directory. On any failure the temp file is removed and the target is untouched.
-enum AtomicFileWriter {
+public enum AtomicFileWriter {
     static let temporaryPrefix = ".vault-tmp-"
 
     /// Writes `bytes` to `path`. With `createOnly`, an existing `path` is never replaced:
     /// the new file is linked into place and `EEXIST` is reported as `Errno.exists`.
-    static func write(_ bytes: [UInt8], to path: String, createOnly: Bool = false) throws {
+    public static func write(_ bytes: [UInt8], to path: String, createOnly: Bool = false) throws {
         let directory = FileSystem.parentDirectory(of: path)
         let suffix = try SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
         let temporary = directory + "/" + temporaryPrefix + FileSystem.lastComponent(of: path) + "." + suffix

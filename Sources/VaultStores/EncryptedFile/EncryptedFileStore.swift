@@ -53,6 +53,20 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// True when the vault file exists (unlocking will open it rather than create it).
     public var exists: Bool { (try? FileStatus.of(path)) != nil }
 
+    /// How many items the vault file holds, read from its header without a key (the count is
+    /// authenticated only when the file is opened: use it for choices, not for security). nil
+    /// when there is no file; -1 when there is one whose header cannot be read.
+    public var headerItemCount: Int? {
+        guard exists else { return nil }
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return -1 }
+        defer { fd.close() }
+        var header = [UInt8](repeating: 0, count: VaultFileFormat.headerSize)
+        let count = (try? header.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
+        guard count == header.count, Array(header[0..<VaultFileFormat.magic.count]) == VaultFileFormat.magic else { return -1 }
+        let offset = VaultFileFormat.keyBlockSize
+        return header[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+    }
+
     public func status() -> StoreStatus {
         state.withLock { open in
             StoreStatus(kind: kind, isLocked: open == nil, location: path, itemCount: open?.table.count)

@@ -5,13 +5,16 @@ import VaultCore
 
 /// Where the file store's passphrase comes from, in the order they are tried:
 /// `VAULT_PASSPHRASE_FILE`, the systemd credential `$CREDENTIALS_DIRECTORY/vault-passphrase`,
-/// then `VAULT_PASSPHRASE` (the weakest: the environment is visible to the same user's tools).
+/// then `VAULT_PASSPHRASE` (the weakest: the environment is visible to the same user's tools),
+/// then `passphrase-file` in vault's configuration file (which the environment overrides).
 /// None of them needs a person, so vaultd can unlock itself at start with any of them; a person
 /// types the passphrase into vaultctl instead, which sends it with `unlock`.
 public enum PassphraseSource: Sendable, Equatable, CustomStringConvertible {
     case file(String)
     case systemdCredential(String)
     case environment
+    /// `passphrase-file` in the configuration file `config`.
+    case configured(path: String, config: String)
 
     public static let credentialName = "vault-passphrase"
     static let maxBytes = 4096
@@ -32,8 +35,11 @@ public enum PassphraseSource: Sendable, Equatable, CustomStringConvertible {
     public func read(environment: [String: String]) throws -> SecretBytes {
         let passphrase: SecretBytes
         switch self {
-        case .file(let path), .systemdCredential(let path):
-            passphrase = try PassphraseSource.readFile(path, checkPermissions: { if case .file = self { true } else { false } }())
+        case .file(let path), .configured(let path, _):
+            passphrase = try PassphraseSource.readFile(path, checkPermissions: true)
+        case .systemdCredential(let path):
+            // systemd decrypts credentials into a directory only the service can read.
+            passphrase = try PassphraseSource.readFile(path, checkPermissions: false)
         case .environment:
             passphrase = SecretBytes(utf8: PassphraseSource.strippingNewline(environment["VAULT_PASSPHRASE"] ?? ""))
         }
@@ -41,11 +47,20 @@ public enum PassphraseSource: Sendable, Equatable, CustomStringConvertible {
         return passphrase
     }
 
+    /// The file the passphrase is read from; nil for the environment variable.
+    public var filePath: String? {
+        switch self {
+        case .file(let path), .systemdCredential(let path), .configured(let path, _): path
+        case .environment: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .file(let path): "VAULT_PASSPHRASE_FILE (\(path))"
         case .systemdCredential(let path): "systemd credential (\(path))"
         case .environment: "VAULT_PASSPHRASE"
+        case .configured(let path, let config): "passphrase-file in \(config) (\(path))"
         }
     }
 
@@ -54,10 +69,17 @@ public enum PassphraseSource: Sendable, Equatable, CustomStringConvertible {
     static func readFile(_ path: String, checkPermissions: Bool) throws -> SecretBytes {
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(path, O_RDONLY) } catch let error as Errno {
-            throw VaultError.passphraseUnavailable("cannot read passphrase file \(path): \(error)")
+            let fix = error == .noSuchFile
+                ? "create it (mode 0600) with the passphrase on one line, or run 'vaultctl unlock'"
+                : "check its permissions (it must be yours, mode 0600), or run 'vaultctl unlock'"
+            throw VaultError.passphraseUnavailable("cannot read the passphrase file \(path): \(error); \(fix)")
         }
         return try fd.closeAfter {
             let status = try fd.status()
+            if checkPermissions && status.owner != FileSystem.currentUserID {
+                throw VaultError.insecurePermissions(
+                    path: path, detail: "the passphrase file belongs to uid \(status.owner), not to you (uid \(FileSystem.currentUserID)); make your own copy, mode 0600")
+            }
             if checkPermissions && status.permissions & 0o077 != 0 {
                 throw VaultError.insecurePermissions(
                     path: path, detail: "the passphrase file is readable by others (mode \(String(status.permissions, radix: 8))); run 'chmod 600 \(path)'")
