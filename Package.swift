@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "VaultClient", targets: ["VaultClient"]),
         .executable(name: "vaultd", targets: ["vaultd"]),
         .executable(name: "vaultctl", targets: ["vaultctl"]),
+        .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
+        .executable(name: "docker-credential-vault", targets: ["docker-credential-vault"]),
     ],
     targets: [
         // C libraries, found through pkg-config; see scripts/install-deps.
@@ -58,9 +60,14 @@ let package = Package(
         // help text and the shell completions are derived from it.
         .target(name: "VaultCLI", dependencies: ["VaultClient", "VaultCore"]),
 
+        // The credential helpers git and Docker run (Git/, Docker/), over VaultClient.
+        .target(name: "VaultHelpers", dependencies: ["VaultClient", "VaultCore"]),
+
         // Thin executables: parse arguments, call the libraries.
         .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore"]),
         .executableTarget(name: "vaultctl", dependencies: ["VaultCLI"]),
+        .executableTarget(name: "git-credential-vault", dependencies: ["VaultHelpers"]),
+        .executableTarget(name: "docker-credential-vault", dependencies: ["VaultHelpers"]),
         // Prints one shell's completion script (scripts/generate-completions writes completions/).
         .executableTarget(name: "vaultctl-completions", dependencies: ["VaultCLI"]),
 
@@ -92,7 +99,7 @@ let package = Package(
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
-        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "vault-store-tool", "VaultClient", "VaultCore", "VaultTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "vault-store-tool", "git-credential-vault", "docker-credential-vault", "VaultClient", "VaultCore", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

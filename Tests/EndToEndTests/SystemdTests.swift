@@ -150,7 +150,7 @@ import VaultCore
         let service = try String(contentsOfFile: units + "/vaultd.service", encoding: .utf8)
         #expect(service.contains("ExecStart=\(prefix)/bin/vaultd --socket %t/vault/vault.sock"))
         #expect(!service.contains("@BINDIR@"))
-        for file in ["bin/vaultd", "bin/vaultctl"] {
+        for file in ["bin/vaultd", "bin/vaultctl", "bin/git-credential-vault", "bin/docker-credential-vault"] {
             #expect(FileManager.default.isExecutableFile(atPath: prefix + "/" + file), "\(file)")
         }
         for file in ["share/man/man1/vaultctl.1", "share/man/man8/vaultd.8", "share/bash-completion/completions/vaultctl",
@@ -165,6 +165,14 @@ import VaultCore
         #expect(bashSyntax.status == 0, "\(bashSyntax.stderr)")
         // The installed vaultctl works and finds the installed vaultd next to it.
         #expect(try vault.run([prefix + "/bin/vaultctl", "set", "installed", "x"], input: Array("y".utf8)).status == 0)
+        // git finds the installed helper by its name, `credential.helper vault`, on PATH.
+        let gitEnvironment = ["PATH": prefix + "/bin:/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0"]
+        let approve = try vault.run(["/usr/bin/git", "-c", "credential.helper=vault", "credential", "approve"],
+                                    input: Array("protocol=https\nhost=installed.example\nusername=u\npassword=p\n\n".utf8), environment: gitEnvironment)
+        #expect(approve.status == 0 && approve.stderr.isEmpty, "\(approve.stderr)")
+        let fill = try vault.run(["/usr/bin/git", "-c", "credential.helper=vault", "credential", "fill"],
+                                 input: Array("protocol=https\nhost=installed.example\n\n".utf8), environment: gitEnvironment)
+        #expect(fill.text.contains("username=u\npassword=p\n"), "\(fill.stderr)")
         vault.stopDaemons()
 
         let uninstall = try vault.run([Self.packageRoot + "/scripts/install", "uninstall"], environment: env)

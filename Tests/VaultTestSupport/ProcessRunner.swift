@@ -22,7 +22,9 @@ public enum ProcessRunner {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
-        stdin.fileHandleForWriting.write(Data(input))
+        // A child may exit before reading all of it (a helper refusing oversized input): EPIPE then,
+        // which `write(_:)` would turn into a crash of the test runner.
+        try? stdin.fileHandleForWriting.write(contentsOf: Data(input))
         try? stdin.fileHandleForWriting.close()
         let group = DispatchGroup()
         nonisolated(unsafe) var out = Data()

@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import VaultClient
+import VaultCore
+
+/// docker-credential-vault: the Docker credential helper protocol (docker-credential-helpers)
+/// over vault: `store`, `get`, `erase`, `list`, `version`, with the reference helpers' errors
+/// (printed on stdout, exit 1). One credential per server URL, in the item
+/// `docker:SERVER_URL` / USERNAME (`DockerCredentials.service`); it never prompts.
+public struct DockerCredentialHelper {
+    static let name = "docker-credential-vault"
+    static let notFound = "credentials not found in native keychain"
+    /// The most a request may be: a server URL, a username and a secret of vault's size limits.
+    static let maxInputBytes = 128 * 1024
+
+    let items: CredentialItems
+
+    public init(environment: [String: String] = ProcessEnvironment.current) {
+        items = CredentialItems(vault: VaultConnection(environment: environment))
+    }
+
+    public static func main(arguments: [String]) -> Never {
+        signal(SIGPIPE, SIG_IGN)
+        guard arguments.count == 1 else {
+            HelperOutput.write("Usage: \(name) <store|get|erase|list|version>\n", to: 1)
+            exit(1)
+        }
+        do throws(HelperFailure) {
+            try DockerCredentialHelper().run(arguments[0])
+            exit(0)
+        } catch {
+            HelperOutput.write(error.message + "\n", to: 1)
+            exit(error.status)
+        }
+    }
+
+    func run(_ action: String) throws(HelperFailure) {
+        switch action {
+        case "store": try store(DockerCredentials(parsing: HelperInput.read(limit: Self.maxInputBytes)))
+        case "get": try get(serverURL: readServerURL())
+        case "erase": try erase(serverURL: readServerURL())
+        case "list": try list()
+        case "version": HelperOutput.write("\(Self.name) (vault) \(VaultVersion.string)\n", to: 1)
+        default: throw HelperFailure("Unknown credential action `\(action)`")
+        }
+    }
+
+    /// `get` and `erase` read the server URL as plain text, surrounding white space trimmed.
+    private func readServerURL() throws(HelperFailure) -> String {
+        let input = try HelperInput.read(limit: Self.maxInputBytes)
+        guard let text = input.utf8String else { throw HelperFailure("the server URL is not UTF-8 text") }
+        let serverURL = text.trimmingWhiteSpace
+        guard !serverURL.isEmpty else { throw HelperFailure("no credentials server URL") }
+        return serverURL
+    }
+
+    // MARK: Actions
+
+    func store(_ credentials: DockerCredentials) throws(HelperFailure) {
+        guard let serverURL = credentials.serverURL, !serverURL.isEmpty else { throw HelperFailure("no credentials server URL") }
+        guard let username = credentials.username, !username.isEmpty else { throw HelperFailure("no credentials username") }
+        let service = try DockerCredentials.service(serverURL: serverURL)
+        do {
+            try ItemKey.validate(username, field: "the username")
+        } catch {
+            throw HelperFailure("vault cannot keep this credential: \(error)")
+        }
+        let secret = SecretBytes(utf8: credentials.secret ?? "")
+        try HelperFailure.vault { () throws(VaultClientError) in
+            // Written first, then the server's other usernames removed: a failure loses nothing.
+            if try items.secret(service: service, account: username) != secret {
+                try items.write(service: service, account: username, secret: secret, label: "Docker: \(serverURL)")
+            }
+            for other in try items.accounts(service: service) where other != username {
+                try items.delete(service: service, account: other)
+            }
+        }
+    }
+
+    func get(serverURL: String) throws(HelperFailure) {
+        let service = try DockerCredentials.service(serverURL: serverURL)
+        let found = try HelperFailure.vault { () throws(VaultClientError) -> (String, SecretBytes)? in
+            guard let account = try items.accounts(service: service).first,
+                  let secret = try items.secret(service: service, account: account) else { return nil }
+            return (account, secret)
+        }
+        guard let (username, secret) = found else { throw HelperFailure(Self.notFound) }
+        var answer: [UInt8] = []
+        answer.reserveCapacity(64 + serverURL.utf8.count * 6 + username.utf8.count * 6 + secret.count * 6)
+        answer.append(contentsOf: Array(#"{"ServerURL":"#.utf8))
+        JSONText.appendString(serverURL, to: &answer)
+        answer.append(contentsOf: Array(#","Username":"#.utf8))
+        JSONText.appendString(username, to: &answer)
+        answer.append(contentsOf: Array(#","Secret":"#.utf8))
+        secret.withUnsafeBytes { JSONText.appendString($0, to: &answer) }
+        answer.append(contentsOf: Array("}\n".utf8))
+        HelperOutput.write(&answer)
+    }
+
+    func erase(serverURL: String) throws(HelperFailure) {
+        let service = try DockerCredentials.service(serverURL: serverURL)
+        let erased = try HelperFailure.vault { () throws(VaultClientError) -> Bool in
+            let accounts = try items.accounts(service: service)
+            for account in accounts { try items.delete(service: service, account: account) }
+            return !accounts.isEmpty
+        }
+        guard erased else { throw HelperFailure(Self.notFound) }
+    }
+
+    /// `{"SERVER_URL":"USERNAME",…}` of the Docker credentials only.
+    func list() throws(HelperFailure) {
+        let found = try HelperFailure.vault { () throws(VaultClientError) in try items.items(servicePrefix: DockerCredentials.servicePrefix) }
+        var answer = Array("{".utf8)
+        var seen = Set<String>()
+        for item in found {
+            let serverURL = String(item.service.dropFirst(DockerCredentials.servicePrefix.count))
+            guard seen.insert(serverURL).inserted else { continue }
+            if seen.count > 1 { answer.append(UInt8(ascii: ",")) }
+            JSONText.appendString(serverURL, to: &answer)
+            answer.append(UInt8(ascii: ":"))
+            JSONText.appendString(item.account, to: &answer)
+        }
+        answer.append(contentsOf: Array("}\n".utf8))
+        HelperOutput.write(&answer)
+    }
+}

@@ -1,0 +1,43 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import VaultCore
+
+/// What `docker-credential-vault store` reads: `{"ServerURL":…,"Username":…,"Secret":…}`. Any
+/// other member is ignored (as the reference helpers' Go decoder does); a member of the wrong
+/// type, or anything but one JSON object, is refused.
+struct DockerCredentials: Decodable {
+    var serverURL: String?
+    var username: String?
+    var secret: String?
+
+    enum CodingKeys: String, CodingKey {
+        case serverURL = "ServerURL"
+        case username = "Username"
+        case secret = "Secret"
+    }
+
+    /// Items of Docker credentials are named `docker:SERVER_URL` (account: the username, or
+    /// `<token>` for an identity token), so `list` can tell them from every other item.
+    static let servicePrefix = "docker:"
+
+    static func service(serverURL: String) throws(HelperFailure) -> String {
+        let service = servicePrefix + serverURL
+        do {
+            try ItemKey.validate(service, field: "the server URL")
+        } catch {
+            throw HelperFailure("vault cannot keep this credential: \(error)")
+        }
+        return service
+    }
+
+    init(parsing input: SecretBytes) throws(HelperFailure) {
+        do {
+            self = try input.withUnsafeBytes { try JSONDecoder().decode(DockerCredentials.self, from: Data($0)) }
+        } catch {
+            throw HelperFailure(#"the input is not one JSON object of strings like {"ServerURL":"…","Username":"…","Secret":"…"}; nothing was stored"#)
+        }
+    }
+}
