@@ -20,7 +20,7 @@ final class VaultHarness: @unchecked Sendable {
         // Nothing of the developer's session leaks in: no vault settings, no credentials, and no
         // session bus, so no test (the fuzzer's `migrate` to the Secret Service, say) can reach
         // the developer's own keyring. Tests that want a bus start a private one (PrivateKeyring).
-        let inherited = ["CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"]
+        let inherited = ["CREDENTIALS_DIRECTORY", "NOTIFY_SOCKET", "DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME"]
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("VAULT_") && !inherited.contains($0.key) }
         environment["XDG_RUNTIME_DIR"] = root + "/run"
         environment["XDG_DATA_HOME"] = root + "/data"
@@ -39,6 +39,8 @@ final class VaultHarness: @unchecked Sendable {
     var socketPath: String { root + "/run/vault/vault.sock" }
     var vaultFile: String { root + "/data/vault/vault.db" }
     var daemonLog: String { root + "/run/vault/vaultd.log" }
+    /// vault's configuration file for this harness's HOME (absent unless a test writes it).
+    var configFile: String { root + "/home/.config/vault/config" }
 
     static var binDirectory: String { FileSystem.parentDirectory(of: BuiltProducts.path("vaultctl")) }
     static var vaultctl: String { binDirectory + "/vaultctl" }
