@@ -105,20 +105,40 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         refreshedAt = try container.decodeIfPresent(Double.self, forKey: .refreshedAt)
     }
 
-    /// Reads a session to import: a record, or an OAuth 2.0 token response (RFC 6749 §5.1) with
-    /// `token_endpoint` and `client_id` beside it; `expires_in` (number or string) becomes `expires_at`.
-    /// `settings` fill in what the JSON lacks (provider, project_url, api_key, token_endpoint,
-    /// client_id): a Supabase session object carries only tokens and the user.
+    /// Reads a session to import: a record, an OAuth 2.0 token response (RFC 6749 §5.1) with
+    /// `token_endpoint` and `client_id` beside it, a supabase-js session (snake_case) or a
+    /// supabase-swift `Session` as its JSONEncoder writes it (camelCase: `accessToken`,
+    /// `refreshToken`, `expiresIn`, `expiresAt`, `tokenType`, `user`); `expires_in` (number or
+    /// string) becomes `expires_at`. `settings` fill in what the JSON lacks (provider, project_url,
+    /// api_key, token_endpoint, client_id): a Supabase session carries only tokens and the user.
+    /// What is missing is reported as the vaultctl option that supplies it.
     public static func importing(_ json: [UInt8], now: Double, settings: [String: String] = [:]) throws -> SessionRecord {
         var json = json
         var lifetime: Double?
         if var object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any] {
+            // supabase-swift's Session: the same fields, camelCase.
+            var renamed = false
+            for (camel, snake) in camelCaseFields where object[snake] == nil {
+                guard let value = object.removeValue(forKey: camel) else { continue }
+                object[snake] = value
+                renamed = true
+            }
+            let provider = (object["provider"] as? String) ?? settings["provider"]
+            if object["token_endpoint"] == nil && settings["token_endpoint"] == nil && (provider == nil || provider == ProviderKind.oauth2.rawValue) {
+                throw VaultError.invalidInput(
+                    "the session JSON names no token endpoint: for an OAuth 2.0 token response pass --token-endpoint URL "
+                        + "(and --client-id ID if the provider needs one); for a Supabase session pass --provider supabase --url URL --anon-key KEY; "
+                        + "for a Firebase one --provider firebase --api-key KEY")
+            }
+            if object["access_token"] == nil {
+                throw VaultError.invalidInput("the session JSON has no access_token (or accessToken): it is not a session or token response")
+            }
             do {
                 lifetime = try ProviderValue.seconds(object["expires_in"], field: "expires_in", within: ProviderValue.lifetimes)
             } catch {
                 throw VaultError.invalidInput("the session JSON is not usable: \(error)")
             }
-            if !settings.isEmpty {
+            if !settings.isEmpty || renamed {
                 for (name, value) in settings where object[name] == nil { object[name] = value }
                 // A Supabase session object's user: keep its id and email.
                 if let user = object["user"] as? [String: Any] {
@@ -136,7 +156,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         } catch let error as VaultError {
             throw error
         } catch let error as DecodingError {
-            throw VaultError.invalidInput("the session JSON is not usable: \(Self.describe(error)); it needs at least token_endpoint and access_token")
+            throw VaultError.invalidInput("the session JSON is not usable: \(Self.describe(error)); it needs at least an access_token and a token endpoint (--token-endpoint URL, or --provider supabase --url URL --anon-key KEY)")
         } catch {
             throw VaultError.invalidInput("the session JSON is not valid JSON")
         }
@@ -144,6 +164,12 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         try record.validate()
         return record
     }
+
+    /// supabase-swift's `Session` keys and the token-response names they stand for.
+    static let camelCaseFields = [
+        ("accessToken", "access_token"), ("refreshToken", "refresh_token"), ("expiresIn", "expires_in"),
+        ("expiresAt", "expires_at"), ("tokenType", "token_type"),
+    ]
 
     /// Takes a provider's new tokens: a rotated refresh token replaces the old one, and the
     /// session no longer needs a sign-in.

@@ -83,6 +83,41 @@ final class SupabaseServer: @unchecked Sendable {
         #expect(try server.counts()["recover"] == 1)
     }
 
+    /// supabase-swift's stored `Session` (its JSONEncoder form: camelCase keys, `expiresAt` in
+    /// seconds, the user nested) and supabase-js's (snake_case) are both sessions vault can keep
+    /// and refresh; a token response without its endpoint names the option to pass.
+    @Test func sessionsFromSupabaseSwiftAndSupabaseJSAreImportedAndRefreshed() throws {
+        let vault = VaultHarness()
+        let server = try SupabaseServer(vault)
+        #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
+        let record = try stored(vault)
+        let access = try #require(record["access_token"] as? String), refresh = try #require(record["refresh_token"] as? String)
+        let expiresAt = try #require(record["expires_at"] as? Double)
+        let swift = """
+            {"accessToken":"\(access)","tokenType":"bearer","expiresIn":2,"expiresAt":\(expiresAt),"refreshToken":"\(refresh)",\
+            "user":{"id":"\(record["user_id"] as? String ?? "u")","email":"alice@example.com","appMetadata":{},"createdAt":"2026-01-01T00:00:00Z"}}
+            """
+        let js = #"{"access_token":"\#(access)","token_type":"bearer","expires_in":2,"expires_at":\#(Int(expiresAt)),"refresh_token":"\#(refresh)","user":{"id":"u","email":"alice@example.com"}}"#
+        for (name, session) in [("swift", swift), ("js", js)] {
+            let imported = try vault.ctl(["session", "import", "app-\(name)", "alice@example.com", "--provider", "supabase", "--url", server.url, "--anon-key", server.anonKey],
+                                         input: Array(session.utf8))
+            #expect(imported.status == 0, "\(name): \(imported.stderr)")
+            let listed = try vault.ctl("list", "app-\(name)").text
+            #expect(listed.contains("\tsession\t") && listed.contains("supabase, alice@example.com"), "\(name): \(listed)")
+        }
+        // The refresh token is the same for both imports and single-use at the server: the first
+        // refresh rotates it, so only one of them is refreshed here.
+        let token = try vault.ctl("token", "app-swift", "--min-ttl", "100000")
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(!token.stdout.isEmpty && token.stdout != Array(access.utf8))
+
+        // A plain token response names no endpoint: the error names the option.
+        let plain = try vault.ctl(["session", "import", "api", "me"], input: Array(#"{"access_token":"abc","token_type":"Bearer","expires_in":3600}"#.utf8))
+        #expect(plain.status == 2)
+        #expect(plain.stderr.contains("--token-endpoint URL"), "\(plain.stderr)")
+        #expect(!plain.stderr.contains("abc"))
+    }
+
     /// vaultd killed after Supabase answered a refresh but before the new refresh token was
     /// stored leaves the previous session in the vault: within Supabase's reuse interval the old
     /// refresh token still yields the active session, so after a restart everything works.
