@@ -101,7 +101,8 @@ import VaultCore
         }
         if killPoint.hasPrefix("copied") { #expect(inKeyring == count) } else { #expect(inKeyring < count && inKeyring >= count - 12) }
 
-        // The restarted vaultd (auto: the keyring again) finishes the job.
+        // The restarted vaultd (auto: the file store, which now holds items) finishes the job:
+        // it moves what the keyring still holds into the store it serves from.
         let rerun = try vault.ctl(["migrate", "--to", "file", "--json"], input: Array("file passphrase\n".utf8))
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(rerun.stdout)) as? [String: Any]

@@ -172,7 +172,7 @@ final class OAuthServer: @unchecked Sendable {
         let expired = try vault.ctl("token", "imported", "--min-ttl", "0")
         #expect(expired.status == 4, "\(expired.status): \(expired.stderr)")
         let bad = try vault.ctl(["session", "import", "imported", "carol"], input: Array(#"{"access_token":"x"}"#.utf8))
-        #expect(bad.status == 2 && bad.stderr.contains("token_endpoint"))
+        #expect(bad.status == 2 && bad.stderr.contains("pass --token-endpoint URL"), "\(bad.stderr)")
         let insecure = try vault.ctl(["session", "import", "imported", "carol"], input: Array(#"{"access_token":"x","token_endpoint":"http://example.com/token"}"#.utf8))
         #expect(insecure.status == 2 && insecure.stderr.contains("https"))
         #expect(try vault.ctl("token", "nothing-here").status == 3)

@@ -8,8 +8,8 @@ import VaultCLI
     /// command's options that take a value, its switches, and how many positionals it accepts.
     static let interface: [(CommandName, valued: Set<String>, switches: Set<String>, positionals: ClosedRange<Int>)] = [
         (.get, [], ["json"], 2...2),
-        (.set, ["label", "comment"], ["raw"], 2...2),
-        (.add, ["label", "comment"], ["raw"], 2...2),
+        (.set, ["label", "comment"], ["raw", "allow-empty"], 2...2),
+        (.add, ["label", "comment"], ["raw", "allow-empty"], 2...2),
         (.delete, [], [], 2...2),
         (.list, [], ["json"], 0...1),
         (.status, [], ["json"], 0...0),

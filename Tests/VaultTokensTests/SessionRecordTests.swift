@@ -66,6 +66,6 @@ struct SessionRecordTests {
             #"{"access_token":"AT","refresh_token":"RT","expires_in":3600,"user":{"id":"u-1","email":"a@example.com"}}"#,
             ["provider": "supabase", "project_url": "https://abc.supabase.co", "api_key": "k"])
         #expect(supabase.provider == .supabase && supabase.userID == "u-1" && supabase.email == "a@example.com" && supabase.expiresAt == 1_700_003_600)
-        #expect(throws: VaultError.invalidInput("the session JSON is not usable: malformed; it needs at least token_endpoint and access_token")) { try importing("{") }
+        #expect(throws: VaultError.invalidInput("the session JSON is not usable: malformed; it needs at least an access_token and a token endpoint (--token-endpoint URL, or --provider supabase --url URL --anon-key KEY)")) { try importing("{") }
     }
 }

@@ -5,7 +5,7 @@ import VaultProtocol
 extension RequestDispatcher {
     func lock() throws -> ResultBody {
         try store.perform { try $0.lock() }
-        store.setLockReason("locked by 'vaultctl lock'")
+        store.setLockReason("locked by 'vaultctl lock': run 'vaultctl unlock'")
         logger.info("locked on request")
         return ResultBody(status: status())
     }

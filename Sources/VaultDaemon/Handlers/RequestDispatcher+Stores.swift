@@ -25,15 +25,28 @@ extension RequestDispatcher {
 
     func migrate(_ request: MigrateRequest) throws -> ResultBody {
         let target = request.destination
-        let source = store.current.store.kind
-        guard target != source else {
-            throw VaultError.invalidInput("vaultd already uses the \(target.rawValue) store; nothing to migrate")
-        }
-        let destination = try catalog.openStore(target, passphrase: request.passphrase)
-        logger.info("migrating every item from the \(source.rawValue) store to the \(target.rawValue) store")
-        var reason = "migrated from the \(source.rawValue) store by 'vaultctl migrate'"
-        let report = try store.migrate(to: destination, reason: reason) { line in
-            logger.info("migrate: \(line)")
+        let current = store.current.store.kind
+        let source: StoreKind
+        let report: StoreMigration.Report
+        var reason = store.reasonChosen
+        if target == current {
+            // Already serving from the target: finish moving what the other store still holds
+            // (an interrupted migration after which vaultd restarted on the target, say).
+            guard let (other, kind) = try otherStoreWithItems(besides: current, passphrase: request.passphrase) else {
+                throw VaultError.invalidInput("vaultd already uses the \(target.rawValue) store and the other store holds no items; nothing to migrate")
+            }
+            source = kind
+            try unlockForMigration(passphrase: request.passphrase)
+            logger.info("moving the items left in the \(kind.rawValue) store into the \(target.rawValue) store in use")
+            report = try store.absorb(from: other) { line in logger.info("migrate: \(line)") }
+        } else {
+            source = current
+            let destination = try catalog.openStore(target, passphrase: request.passphrase)
+            logger.info("migrating every item from the \(source.rawValue) store to the \(target.rawValue) store")
+            reason = "migrated from the \(source.rawValue) store by 'vaultctl migrate'"
+            report = try store.migrate(to: destination, reason: reason) { line in
+                logger.info("migrate: \(line)")
+            }
         }
         // The choice survives a restart: recorded in the configuration file.
         let recorded = recordBackend(target)
@@ -51,6 +64,40 @@ extension RequestDispatcher {
         if !report.leftInPlace.isEmpty { body.leftInPlace = report.leftInPlace.map(UnaddressableBody.init) }
         if case .success(let path) = recorded { body.recordedIn = path }
         return ResultBody(migration: body)
+    }
+
+    /// The persistent store other than `current`, opened, when it holds any item; nil when it
+    /// holds none or cannot be reached. A file store that does not exist is never created here.
+    private func otherStoreWithItems(besides current: StoreKind, passphrase: SecretBytes?) throws -> (any VaultStore, StoreKind)? {
+        let kind: StoreKind = current == .file ? .secretService : .file
+        guard StoreKind.persistent.contains(current) else { return nil }
+        // The file's header counts its items: an empty vault file needs no passphrase to skip.
+        if kind == .file && (catalog.fileStore().headerItemCount ?? 0) == 0 { return nil }
+        if kind == .secretService && StoreSelector.missingBus(catalog.configuration.environment) != nil { return nil }
+        let other: any VaultStore
+        do {
+            other = try catalog.openStore(kind, passphrase: passphrase)
+        } catch let error as VaultError {
+            switch error {
+            case .passphraseUnavailable, .wrongPassphrase: throw error  // the file store: ask for its passphrase
+            default: return nil
+            }
+        }
+        let empty = try other.list(service: nil).isEmpty && other.unaddressable(service: nil).isEmpty
+        return empty ? nil : (other, kind)
+    }
+
+    /// The store in use must be unlocked to take items: a locked file store is unlocked with the
+    /// request's passphrase, or the passphrase is asked for (as when migrating to it).
+    private func unlockForMigration(passphrase: SecretBytes?) throws {
+        try store.perform { active in
+            guard active.status().isLocked, active is any PassphraseProtected else { return }
+            guard let passphrase else {
+                throw VaultError.passphraseUnavailable("the file store in use is locked: it needs its passphrase to take the items; run this on a terminal, or pipe the passphrase to 'vaultctl migrate --to file'")
+            }
+            try active.unlock(passphrase: passphrase)
+        }
+        store.setLockReason(nil)
     }
 
     /// Writes `backend = KIND` into the configuration file (created 0600 in a 0700 directory when

@@ -41,6 +41,17 @@ public final class ActiveStore: @unchecked Sendable {
         }
     }
 
+    /// Moves every item of `source` into the store in use (see `StoreMigration`), which keeps
+    /// serving; `source`'s sessions' refresh lock is held meanwhile, as for `migrate`.
+    public func absorb(from source: any VaultStore, progress: (String) -> Void) throws -> StoreMigration.Report {
+        guard let refreshLock = source.refreshLockPath else {
+            return try queue.sync { try StoreMigration.migrate(from: source, to: store, progress: progress) }
+        }
+        return try FileRefreshLock(path: refreshLock).withWholeFile(until: Clock.monotonicSeconds() + SessionRefresher.defaultBudget + 5) {
+            try queue.sync { try StoreMigration.migrate(from: source, to: store, progress: progress) }
+        }
+    }
+
     private func move(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
         try queue.sync {
             let report = try StoreMigration.migrate(from: store, to: destination, progress: progress)
@@ -68,9 +79,10 @@ public final class ActiveStore: @unchecked Sendable {
         queue.async { body(self.store) }
     }
 
-    /// Records (or clears) the reason the store is locked, for `status`.
+    /// Records (or clears) the reason the store is locked, for `status`. An explicit lock or
+    /// unlock supersedes a failed passphrase source: it is not tried again behind the user's back.
     public func setLockReason(_ reason: String?) {
-        queue.async { self.lockReason = reason }
+        queue.async { (self.lockReason, self.sourceFailure) = (reason, nil) }
     }
 
     public var currentLockReason: String? { queue.sync { lockReason } }
@@ -121,7 +133,8 @@ public final class ActiveStore: @unchecked Sendable {
         queue.async {
             guard Clock.monotonicSeconds() - self.lastUse.withLock({ $0 }) >= idle, !self.store.status().isLocked else { return }
             try? self.store.lock()
-            self.lockReason = "locked after \(Int(idle)) s without use"
+            self.sourceFailure = nil
+            self.lockReason = "locked after \(Int(idle)) s without use: run 'vaultctl unlock'"
             logger.info("locked after \(Int(idle)) s without use")
         }
     }
