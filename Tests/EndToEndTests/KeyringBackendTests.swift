@@ -35,6 +35,13 @@ import VaultCore
         #expect(try venv.keyring(["set", "aws", "dev"], input: "x\n").status != 0)
         #expect(try vault.ctl("aws", "credential-process", "dev").text.contains("aws-secret-9"), "the AWS item is untouched")
 
+        // A sign-in session answers with its fresh access token, not the stored session JSON.
+        let server = try OAuthServer(vault)
+        #expect(try server.login(vault).status == 0)
+        let token = try venv.keyring(["get", "example", "alice"])
+        let session = try JSONSerialization.jsonObject(with: Data(try vault.ctl("get", "example", "alice").stdout)) as? [String: Any]
+        #expect(token.status == 0 && token.text == (session?["access_token"] as? String ?? "-") + "\n", "\(token.stderr)")
+
         #expect(try venv.keyring(["del", "https://upload.example.org/legacy/", "__token__"]).status == 0)
         #expect(try vault.ctl("get", "https://upload.example.org/legacy/", "__token__").status == 3)
         #expect(try venv.keyring(["get", "https://upload.example.org/legacy/", "__token__"]).status == 1, "missing: exit 1, like every backend")

@@ -16,8 +16,11 @@ struct KeyringVenv {
         let site = PythonFixture.packageRoot + "/.venv/lib/python3.11/site-packages"
         try Self.check(vault.run(["/usr/bin/python3", "-m", "venv", "--without-pip", directory]), "python3 -m venv")
         FileManager.default.createFile(atPath: directory + "/lib/python3.11/site-packages/project-venv.pth", contents: Data((site + "\n").utf8))
-        try Self.check(run(["-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index", PythonFixture.packageRoot + "/python"]),
-                       "pip install ./python")
+        // From a copy: setuptools writes build/ and *.egg-info beside the sources, which tests
+        // running at once would share.
+        let source = vault.root + "/vault-keyring-source"
+        try FileManager.default.copyItem(atPath: PythonFixture.packageRoot + "/python", toPath: source)
+        try Self.check(run(["-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index", source]), "pip install ./python")
         // Outside the venv's bin/: pip's subprocess provider skips a `keyring` in its own scripts directory.
         try FileManager.default.createDirectory(atPath: binDirectory, withIntermediateDirectories: true)
         let wrapper = binDirectory + "/keyring"
