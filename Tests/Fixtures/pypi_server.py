@@ -10,11 +10,11 @@ import secrets
 import sys
 import threading
 import zipfile
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
-from socketserver import ThreadingMixIn
 
 from passlib.apache import HtpasswdFile
 import pypiserver
+
+from fixture_server import serve_wsgi
 
 state = sys.argv[1]
 packages = os.path.join(state, "packages")
@@ -62,18 +62,4 @@ def application(environ, start_response):
     return index(environ, start_response)
 
 
-class Quiet(WSGIRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class Threaded(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-server = make_server("127.0.0.1", 0, application, server_class=Threaded, handler_class=Quiet)
-with open(os.path.join(state, "server.json.tmp"), "w") as out:
-    json.dump({"port": server.server_port}, out)
-os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
-threading.Thread(target=server.serve_forever, daemon=True).start()
-sys.stdin.read()
+serve_wsgi(application, {})
