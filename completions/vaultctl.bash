@@ -27,6 +27,8 @@ _vaultctl_command() {
         logout) options="--local" ;;
         session) subcommands="import" ;;
         "session import") options="--provider= --url= --anon-key= --api-key= --token-endpoint= --client-id=" ;;
+        aws) subcommands="set credential-process" ;;
+        kubeconfig) options="--name= --api-version=" ;;
         migrate) options="--to= --json" ;;
         version|--version) command=version ;;
         help|--help|-h) command=help ;;
@@ -61,13 +63,14 @@ _vaultctl() {
             *" --socket"|"login --client-secret-file"|"signup --client-secret-file") _vaultctl_complete :files ;;
             "token --format") _vaultctl_complete "raw json env header exec-credential" ;;
             "session import --provider") _vaultctl_complete "oauth2 supabase firebase" ;;
+            "kubeconfig --api-version") _vaultctl_complete "v1 v1beta1" ;;
             "migrate --to") _vaultctl_complete "file secret-service" ;;
         esac
     elif [[ -z $command ]]; then
         if [[ $cur == -* ]]; then
             _vaultctl_complete "--socket --version --help -h"
         else
-            _vaultctl_complete "get set add delete list status lock unlock passwd token login signup reset-password logout session doctor migrate version help rm ls"
+            _vaultctl_complete "get set add delete list status lock unlock passwd token login signup reset-password logout session aws kubeconfig doctor migrate version help rm ls"
         fi
     elif [[ -n $subcommands ]]; then
         _vaultctl_complete "$subcommands"
@@ -75,10 +78,10 @@ _vaultctl() {
         _vaultctl_complete "${options//=/} --socket --help -h"
     else
         case "$command $positionals" in
-            "get 0"|"set 0"|"add 0"|"delete 0"|"list 0"|"token 0"|"logout 0"|"session import 0") _vaultctl_complete :services ;;
+            "get 0"|"set 0"|"add 0"|"delete 0"|"list 0"|"token 0"|"logout 0"|"session import 0"|"kubeconfig 0") _vaultctl_complete :services ;;
             "login 0") _vaultctl_complete "oauth2 supabase firebase" ;;
             "signup 0"|"reset-password 0") _vaultctl_complete "supabase firebase" ;;
-            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token login signup reset-password logout session doctor migrate version help" ;;
+            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token login signup reset-password logout session aws kubeconfig doctor migrate version help" ;;
         esac
     fi
 }

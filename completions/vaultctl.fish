@@ -65,6 +65,8 @@ function __vaultctl_valued
             printf '%s\n' --url --anon-key --api-key --email
         case 'session import'
             printf '%s\n' --provider --url --anon-key --api-key --token-endpoint --client-id
+        case 'kubeconfig'
+            printf '%s\n' --name --api-version
         case 'migrate'
             printf '%s\n' --to
     end
@@ -75,6 +77,8 @@ function __vaultctl_subcommands
     switch "$argv"
         case 'session'
             printf '%s\n' import
+        case 'aws'
+            printf '%s\n' set credential-process
     end
 end
 
@@ -117,11 +121,15 @@ complete -c vaultctl -n "__vaultctl_using ''" -a signup -d 'sign up and keep the
 complete -c vaultctl -n "__vaultctl_using ''" -a reset-password -d 'ask the provider to email a password reset link'
 complete -c vaultctl -n "__vaultctl_using ''" -a logout -d 'sign out on the server, then remove the session'
 complete -c vaultctl -n "__vaultctl_using ''" -a session -d 'sessions obtained elsewhere (session import)'
+complete -c vaultctl -n "__vaultctl_using ''" -a aws -d 'AWS credentials for credential_process (aws set, aws credential-process)'
+complete -c vaultctl -n "__vaultctl_using ''" -a kubeconfig -d 'print a kubeconfig user that gets its token from vaultctl'
 complete -c vaultctl -n "__vaultctl_using ''" -a doctor -d 'check each store; exit 0 only when the one in use works'
 complete -c vaultctl -n "__vaultctl_using ''" -a migrate -d 'move every item to the other store, verified'
 complete -c vaultctl -n "__vaultctl_using ''" -a version -d 'print vaultctl\'s version'
 complete -c vaultctl -n "__vaultctl_using ''" -a help -d 'this text, or one command\'s usage and options'
 complete -c vaultctl -n "__vaultctl_using 'session'" -a import -d 'adopt a session (JSON on stdin; options fill in what it lacks)'
+complete -c vaultctl -n "__vaultctl_using 'aws'" -a set -d 'store a profile\'s credentials (credential_process JSON on stdin)'
+complete -c vaultctl -n "__vaultctl_using 'aws'" -a credential-process -d 'print a profile\'s credentials as credential_process JSON'
 complete -c vaultctl -n "__vaultctl_using 'get'" -l json -d 'print the item with its metadata as JSON (secret, or secret_b64 for bytes that are not UTF-8)'
 complete -c vaultctl -n "__vaultctl_at 0 'get' 'set' 'add' 'delete' 'session import'" -x -a '(__vaultctl_services)' -d 'the item\'s service'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l label -x -d 'a label for listings'
@@ -135,7 +143,7 @@ complete -c vaultctl -n "__vaultctl_using 'passwd'" -l rewrap-only -d 'keep the 
 complete -c vaultctl -n "__vaultctl_using 'token'" -l min-ttl -x -d 'refresh first when the token expires within this: 60, 90s, 5m (default 60s)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l format -x -a 'raw json env header exec-credential' -d 'raw (the default), json, env (export NAME=...), header (Authorization: ...) or exec-credential (kubectl)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l env-name -x -d 'the variable --format env sets (default ACCESS_TOKEN)'
-complete -c vaultctl -n "__vaultctl_at 0 'token' 'logout'" -x -a '(__vaultctl_services)' -d 'the session\'s service'
+complete -c vaultctl -n "__vaultctl_at 0 'token' 'logout' 'kubeconfig'" -x -a '(__vaultctl_services)' -d 'the session\'s service'
 complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'session import'" -l token-endpoint -x -d 'OAuth 2.0: the token endpoint'
 complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l username -x -d 'OAuth 2.0 password grant: the user'
 complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'session import'" -l client-id -x -d 'OAuth 2.0: the client\'s id'
@@ -156,6 +164,8 @@ complete -c vaultctl -n "__vaultctl_at 0 'signup'" -x -a 'supabase firebase' -d 
 complete -c vaultctl -n "__vaultctl_at 0 'reset-password'" -x -a 'supabase firebase' -d 'who keeps the account'
 complete -c vaultctl -n "__vaultctl_using 'logout'" -l local -d 'forget the session here only, without asking the server to end it'
 complete -c vaultctl -n "__vaultctl_using 'session import'" -l provider -x -a 'oauth2 supabase firebase' -d 'the provider, when the JSON does not say'
+complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l name -x -d 'the user\'s name in the kubeconfig (default: vault-SERVICE)'
+complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l api-version -x -a 'v1 v1beta1' -d 'the exec plugin\'s apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)'
 complete -c vaultctl -n "__vaultctl_using 'doctor' 'migrate'" -l json -d 'print the report as JSON'
 complete -c vaultctl -n "__vaultctl_using 'migrate'" -l to -x -a 'file secret-service' -d 'the store to move to'
-complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token login signup reset-password logout session doctor migrate version help' -d 'the command to explain'
+complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token login signup reset-password logout session aws kubeconfig doctor migrate version help' -d 'the command to explain'

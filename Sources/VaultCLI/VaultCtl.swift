@@ -57,6 +57,9 @@ public enum VaultCtl {
         case .resetPassword: try commands.resetPassword(arguments)
         case .logout: try commands.logout(arguments)
         case .sessionImport: try commands.importSession(arguments)
+        case .awsSet: try commands.awsSet(arguments)
+        case .awsCredentialProcess: try commands.awsCredentialProcess(arguments)
+        case .kubeconfig: try commands.kubeconfig(arguments)
         case .doctor: if try !commands.doctor(arguments) { exit(ExitCode.failure.rawValue) }
         case .migrate: try commands.migrate(arguments)
         case .version: Output.line("vaultctl \(VaultVersion.string)")

@@ -39,13 +39,13 @@ public final class VaultClient: @unchecked Sendable {
     }
 
     @discardableResult
-    public func add(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) async throws -> ItemMetadata {
-        try await run { try $0.add(service: service, account: account, secret: secret, label: label, comment: comment) }
+    public func add(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, kind: ItemKind? = nil) async throws -> ItemMetadata {
+        try await run { try $0.add(service: service, account: account, secret: secret, label: label, comment: comment, kind: kind) }
     }
 
     @discardableResult
-    public func set(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) async throws -> ItemMetadata {
-        try await run { try $0.set(service: service, account: account, secret: secret, label: label, comment: comment) }
+    public func set(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, kind: ItemKind? = nil) async throws -> ItemMetadata {
+        try await run { try $0.set(service: service, account: account, secret: secret, label: label, comment: comment, kind: kind) }
     }
 
     public func delete(service: String, account: String) async throws {

@@ -51,3 +51,24 @@ def serve(handler, info):
     os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdin.read()
+
+
+def serve_wsgi(application, info):
+    """serve() for a WSGI application (django, pypiserver), on a threading wsgiref server."""
+    from socketserver import ThreadingMixIn
+    from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    class ThreadingServer(ThreadingMixIn, WSGIServer):
+        daemon_threads = True
+
+    state = sys.argv[1]
+    server = make_server("127.0.0.1", 0, application, server_class=ThreadingServer, handler_class=Quiet)
+    with open(os.path.join(state, "server.json.tmp"), "w") as out:
+        json.dump(dict(info, port=server.server_port), out)
+    os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sys.stdin.read()  # until the test closes our stdin (or dies)

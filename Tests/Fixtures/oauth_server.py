@@ -14,8 +14,8 @@ import os
 import sys
 import threading
 import time
-from socketserver import ThreadingMixIn
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from fixture_server import serve_wsgi
 
 import django
 from django.conf import settings
@@ -84,19 +84,4 @@ def app(environ, start_response):
     return django_app(environ, start_response)
 
 
-class Quiet(WSGIRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-class ThreadingServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-server = make_server("127.0.0.1", 0, app, server_class=ThreadingServer, handler_class=Quiet)
-with open(os.path.join(state, "server.json.tmp"), "w") as out:
-    json.dump({"port": server.server_port, "client_id": application.client_id, "client_secret": client_secret,
-               "username": "alice", "password": "alice-password"}, out)
-os.rename(os.path.join(state, "server.json.tmp"), os.path.join(state, "server.json"))
-threading.Thread(target=server.serve_forever, daemon=True).start()
-sys.stdin.read()  # until the test closes our stdin (or dies)
+serve_wsgi(app, {"client_id": application.client_id, "client_secret": client_secret, "username": "alice", "password": "alice-password"})

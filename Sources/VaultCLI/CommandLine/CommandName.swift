@@ -7,6 +7,9 @@ public enum CommandName: String, CaseIterable, Sendable {
     case resetPassword = "reset-password"
     case logout
     case sessionImport = "session import"
+    case awsSet = "aws set"
+    case awsCredentialProcess = "aws credential-process"
+    case kubeconfig
     case doctor, migrate, version
     /// Never returned in `Invocation.Action.run`: the parser answers `help` itself (`.help(text)`).
     case help

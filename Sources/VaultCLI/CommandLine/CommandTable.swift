@@ -138,6 +138,8 @@ extension CommandTable {
                 discussion: """
                     Print a valid access token of a sign-in session; vaultd refreshes the session first when
                     the token expires within --min-ttl. Exit status 4 when the session needs a new sign-in.
+                    It never prompts. --format exec-credential answers kubectl in the apiVersion that
+                    KUBERNETES_EXEC_INFO asks for (client.authentication.k8s.io/v1 or v1beta1; v1 without it).
                     """,
                 positionals: [
                     PositionalSpec("SERVICE", completion: .services, help: "the session's service"),
@@ -226,6 +228,48 @@ extension CommandTable {
                             url, anonKey, apiKey, tokenEndpoint, clientID,
                         ]),
                 ]),
+            .group(
+                "aws", summary: "AWS credentials for credential_process (aws set, aws credential-process)",
+                discussion: """
+                    AWS credentials, kept as item 'aws' PROFILE of kind aws, for the AWS CLI and SDKs'
+                    credential_process.
+                    """,
+                subcommands: [
+                    CommandSpec(
+                        .awsSet, summary: "store a profile's credentials (credential_process JSON on stdin)",
+                        discussion: """
+                            Store a profile's credentials, read from stdin as credential_process JSON:
+                            {"AccessKeyId": ..., "SecretAccessKey": ..., "SessionToken": ..., "Expiration": ...}, the
+                            last two optional (Expiration in RFC 3339). Each field is checked, and credentials that
+                            have already expired are refused (exit status 2); no message ever shows a value.
+                            """,
+                        positionals: [profile]),
+                    CommandSpec(
+                        .awsCredentialProcess, summary: "print a profile's credentials as credential_process JSON",
+                        discussion: """
+                            Print the profile's credentials as credential_process JSON ("Version": 1), for the
+                            line 'credential_process = /path/to/vaultctl aws credential-process PROFILE' in
+                            ~/.aws/config. Missing credentials exit with status 3, expired ones with status 4;
+                            the message on stderr never contains a secret.
+                            """,
+                        positionals: [profile]),
+                ]),
+            CommandSpec(
+                .kubeconfig, summary: "print a kubeconfig user that gets its token from vaultctl",
+                discussion: """
+                    Print a kubeconfig 'users:' entry whose exec plugin is this vaultctl (by absolute path)
+                    running 'token SERVICE --format exec-credential', with interactiveMode Never. Paste it
+                    into ~/.kube/config and name it in a context's 'user:'. The sign-in session must exist.
+                    """,
+                positionals: [
+                    PositionalSpec("SERVICE", completion: .services, help: "the session's service"),
+                    PositionalSpec("ACCOUNT", optional: true, help: "the session's account, needed when SERVICE has more than one"),
+                ],
+                options: [
+                    OptionSpec("name", value: "NAME", help: "the user's name in the kubeconfig (default: vault-SERVICE)"),
+                    OptionSpec("api-version", value: "VERSION", choices: ["v1", "v1beta1"],
+                               help: "the exec plugin's apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)"),
+                ]),
             CommandSpec(
                 .doctor, summary: "check each store; exit 0 only when the one in use works",
                 discussion: """
@@ -279,6 +323,8 @@ extension CommandTable {
         PositionalSpec("SERVICE", completion: .services, help: "the item's service"),
         PositionalSpec("ACCOUNT", help: "the item's account"),
     ]
+
+    private static let profile = PositionalSpec("PROFILE", help: "the AWS profile's name, as in ~/.aws/config")
 
     private static let itemMetadata = [
         OptionSpec("label", value: "LABEL", help: "a label for listings"),

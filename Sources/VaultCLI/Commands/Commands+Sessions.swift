@@ -20,6 +20,8 @@ extension Commands {
         guard ["raw", "json", "env", "header", "exec-credential"].contains(format) else {
             throw ParsedArguments.UsageError(message: "--format must be raw, json, env, header or exec-credential")
         }
+        // kubectl's request is checked before vaultd is asked for anything.
+        let execVersion = format == "exec-credential" ? try ExecCredential.apiVersion(execInfo: ProcessEnvironment.current["KUBERNETES_EXEC_INFO"]) : nil
         let token = try vault.token(service: arguments.positionals[0], account: arguments.positionals.count > 1 ? arguments.positionals[1] : nil, minTTL: minTTL)
         switch format {
         case "json":
@@ -36,7 +38,7 @@ extension Commands {
             Output.secretLine("Authorization: \(token.tokenType.lowercased() == "bearer" ? "Bearer" : token.tokenType) \(token.accessToken)")
         case "exec-credential":
             try Self.checkHeaderSafe(token)
-            Output.json(ExecCredential(token: token.accessToken, expirationTimestamp: token.expiresAt.map { String(Output.time($0).prefix(19)) + "Z" }))
+            Output.json(ExecCredential(apiVersion: execVersion ?? ExecCredential.v1, token: token.accessToken, expirationTimestamp: token.expiresAt.map { String(Output.time($0).prefix(19)) + "Z" }))
         default:
             Output.secretLine(token.accessToken)
         }
@@ -61,21 +63,6 @@ extension Commands {
         let tchar = Set("!#$%&'*+-.^_`|~ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".unicodeScalars)
         guard !token.tokenType.isEmpty, token.tokenType.unicodeScalars.allSatisfy(tchar.contains) else {
             throw VaultError.invalidInput("the token type is not an HTTP token, so it cannot be printed as a header; use --format json")
-        }
-    }
-
-    /// kubectl's client.authentication.k8s.io/v1 ExecCredential.
-    struct ExecCredential: Encodable {
-        struct Status: Encodable {
-            var token: String
-            var expirationTimestamp: String?
-        }
-        var apiVersion = "client.authentication.k8s.io/v1"
-        var kind = "ExecCredential"
-        var status: Status
-
-        init(token: String, expirationTimestamp: String?) {
-            status = Status(token: token, expirationTimestamp: expirationTimestamp)
         }
     }
 

@@ -16,14 +16,14 @@ extension VaultConnection {
 
     /// Adds an item; fails with `.duplicate` when it exists.
     @discardableResult
-    public func add(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) throws(VaultClientError) -> ItemMetadata {
-        try ItemMetadata(wire: answer(perform(.add(ItemWrite(service: service, account: account, secret: secret, label: label, comment: comment))).item))
+    public func add(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, kind: ItemKind? = nil) throws(VaultClientError) -> ItemMetadata {
+        try ItemMetadata(wire: answer(perform(.add(ItemWrite(service: service, account: account, secret: secret, label: label, comment: comment, kind: kind?.rawValue))).item))
     }
 
     /// Inserts or replaces an item; `label` and `comment` left nil keep their current values.
     @discardableResult
-    public func set(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) throws(VaultClientError) -> ItemMetadata {
-        try ItemMetadata(wire: answer(perform(.set(ItemWrite(service: service, account: account, secret: secret, label: label, comment: comment))).item))
+    public func set(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, kind: ItemKind? = nil) throws(VaultClientError) -> ItemMetadata {
+        try ItemMetadata(wire: answer(perform(.set(ItemWrite(service: service, account: account, secret: secret, label: label, comment: comment, kind: kind?.rawValue))).item))
     }
 
     public func delete(service: String, account: String) throws(VaultClientError) {

@@ -4,4 +4,7 @@ public enum ItemKind: String, Sendable, CaseIterable, Codable {
     case secret
     /// A sign-in session (access token, refresh token, provider settings) kept fresh by vaultd.
     case session
+    /// AWS credentials for `credential_process`: a JSON object with AccessKeyId, SecretAccessKey
+    /// and optionally SessionToken and Expiration, checked by `vaultctl aws set`.
+    case aws
 }

@@ -17,12 +17,16 @@ public enum ProcessEnvironment {
         return result
     }
 
-    /// The directory of the running executable (from /proc/self/exe).
-    public static var executableDirectory: String? {
+    /// The absolute path of the running executable (from /proc/self/exe, symbolic links resolved).
+    public static var executablePath: String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return nil }
-        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return FileSystem.parentDirectory(of: path)
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The directory of the running executable.
+    public static var executableDirectory: String? {
+        executablePath.map(FileSystem.parentDirectory(of:))
     }
 }

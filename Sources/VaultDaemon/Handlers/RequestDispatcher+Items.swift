@@ -12,12 +12,25 @@ extension RequestDispatcher {
 
     func write(_ write: ItemWrite, replacing: Bool) throws -> ResultBody {
         let key = try ItemKey(service: write.service, account: write.account)
-        let changes = ItemChanges(label: write.label, comment: write.comment)
+        let changes = ItemChanges(label: write.label, comment: write.comment, kind: try Self.writableKind(write.kind))
         let info = try store.perform { store in
             replacing ? try store.set(key, secret: write.secret, changes: changes) : try store.add(key, secret: write.secret, changes: changes)
         }
         logger.info("\(replacing ? "set" : "add") \(key)")
         return ResultBody(item: ItemBody(info, secret: nil))
+    }
+
+    /// The kinds `add` and `set` may give an item: `secret` and `aws`. Sign-in sessions are made
+    /// only by login, device_poll and import_session, which check what they store. Absent: a new
+    /// item is a `secret`, an existing one keeps its kind.
+    static func writableKind(_ text: String?) throws -> ItemKind? {
+        guard let text else { return nil }
+        switch ItemKind(rawValue: text) {
+        case .secret?: return .secret
+        case .aws?: return .aws
+        case .session?: throw VaultError.invalidInput("kind 'session' cannot be written with add or set: sign in with login, or use import_session")
+        case nil: throw VaultError.invalidInput("unknown kind '\(String(text.prefix(40)).replacingControlCharacters())': add and set take 'secret' or 'aws'")
+        }
     }
 
     func delete(_ name: ItemName) throws -> ResultBody {

@@ -1,24 +1,27 @@
 import VaultCore
 
-/// `add` and `set`: the key, the secret (`secret` or `secret_b64`), and optional metadata.
+/// `add` and `set`: the key, the secret (`secret` or `secret_b64`), and optional metadata. `kind`
+/// is the raw value of an `ItemKind` as sent; the dispatcher decides which ones a write may set.
 public struct ItemWrite: Codable, Sendable {
     public var service: String
     public var account: String
     public var secret: SecretBytes
     public var label: String?
     public var comment: String?
+    public var kind: String?
 
     enum CodingKeys: String, CodingKey {
-        case service, account, secret, label, comment
+        case service, account, secret, label, comment, kind
         case secretBase64 = "secret_b64"
     }
 
-    public init(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil) {
+    public init(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, kind: String? = nil) {
         self.service = service
         self.account = account
         self.secret = secret
         self.label = label
         self.comment = comment
+        self.kind = kind
     }
 
     public init(from decoder: Decoder) throws {
@@ -29,6 +32,7 @@ public struct ItemWrite: Codable, Sendable {
         self.secret = secret
         label = try container.decodeIfPresent(String.self, forKey: .label)
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        kind = try container.decodeIfPresent(String.self, forKey: .kind)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -38,5 +42,6 @@ public struct ItemWrite: Codable, Sendable {
         try WireSecret.encode(secret, text: .secret, base64: .secretBase64, in: &container, encoder: encoder)
         try container.encodeIfPresent(label, forKey: .label)
         try container.encodeIfPresent(comment, forKey: .comment)
+        try container.encodeIfPresent(kind, forKey: .kind)
     }
 }

@@ -57,6 +57,7 @@ struct SealedRecord: Sendable {
         switch kind {
         case .secret: 0
         case .session: 1
+        case .aws: 2
         }
     }
 
@@ -64,6 +65,7 @@ struct SealedRecord: Sendable {
         switch code {
         case 0: .secret
         case 1: .session
+        case 2: .aws
         default: nil
         }
     }

@@ -1,0 +1,110 @@
+"""A keyring backend that keeps passwords in vault.
+
+Found through the ``keyring.backends`` entry point. Usable (its ``priority`` does not raise) when a
+vaultd of this user answers on the socket; then it has priority 4: below the desktop keychains
+(Secret Service and macOS at 5, so they stay the default where they exist, and keyring chains
+both), above keyrings.alt's file backends and the fail backend. Force it with
+``PYTHON_KEYRING_BACKEND=vault_keyring.VaultKeyring``.
+
+Items are vault items with service = keyring's service and account = keyring's username. A
+sign-in session (``vaultctl login``) answers with a fresh access token. It never prompts, never
+starts vaultd (a library should not spawn daemons: start it with ``vaultctl status`` or systemd),
+and waits a bounded time for every answer.
+"""
+
+import logging
+
+from keyring.backend import KeyringBackend
+from keyring.credentials import SimpleCredential
+from keyring.errors import PasswordDeleteError, PasswordSetError
+
+try:
+    from keyring.compat import properties
+except ImportError:  # keyring before 23.1
+    from jaraco.classes import properties
+
+from ._client import TOKEN_TIMEOUT, Connection, VaultError, VaultLocked, VaultUnavailable
+
+__all__ = ["VaultKeyring", "VaultError", "VaultLocked", "VaultUnavailable"]
+
+log = logging.getLogger(__name__)
+
+# Kinds keyring may read as passwords: plain secrets, and sign-in sessions, which answer with a
+# fresh access token. AWS credentials (kind `aws`) are vaultctl's, never keyring's.
+READABLE_KINDS = ("secret", "session")
+
+
+class VaultKeyring(KeyringBackend):
+    """vault (vaultd), over its Unix socket."""
+
+    @properties.classproperty
+    def priority(cls):
+        # Usable only when this user's vaultd answers: the directory and peer checks pass. Nothing is
+        # sent. Raises VaultUnavailable, a RuntimeError, otherwise.
+        Connection().close()
+        return 4
+
+    def get_password(self, service, username):
+        with Connection() as vault:
+            return self._password(vault, service, username)
+
+    def _password(self, vault, service, username):
+        try:
+            item = vault.request("get", service=service, account=username)["item"]
+        except VaultError as error:
+            if error.code == "not_found":
+                return None
+            raise
+        kind = item.get("kind")
+        if kind == "session":
+            token = vault.request("token", timeout=TOKEN_TIMEOUT, service=service, account=username)["token"]
+            return token["access_token"]
+        if kind not in READABLE_KINDS:
+            raise VaultError("bad_request", "%s (%s) in vault holds %s credentials, not a password: use 'vaultctl %s'" % (
+                service, username, kind, "aws credential-process" if kind == "aws" else "get"))
+        if "secret" not in item:
+            raise VaultError("bad_request", "the secret of %s (%s) is not UTF-8 text, so keyring cannot return it: read it with 'vaultctl get'" % (service, username))
+        return item["secret"]
+
+    def set_password(self, service, username, password):
+        try:
+            with Connection() as vault:
+                self._refuse_other_kinds(vault, service, username, "replace")
+                vault.request("set", service=service, account=username, secret=password, kind="secret")
+        except VaultLocked:
+            raise
+        except VaultError as error:
+            raise PasswordSetError(error.message) from None
+
+    def delete_password(self, service, username):
+        try:
+            with Connection() as vault:
+                self._refuse_other_kinds(vault, service, username, "delete")
+                vault.request("delete", service=service, account=username)
+        except VaultLocked:
+            raise
+        except VaultError as error:
+            if error.code == "not_found":
+                raise PasswordDeleteError("no password for %s (%s) in vault" % (service, username)) from None
+            raise PasswordDeleteError(error.message) from None
+
+    def get_credential(self, service, username):
+        with Connection() as vault:
+            if username is None:
+                items = [item for item in vault.request("list", service=service)["items"]
+                         if item.get("service") == service and item.get("kind") in READABLE_KINDS]
+                if len(items) != 1:
+                    if items:
+                        log.warning("vault has %d accounts for %s: give the username", len(items), service)
+                    return None
+                username = items[0]["account"]
+            password = self._password(vault, service, username)
+            return None if password is None else SimpleCredential(username, password)
+
+    @staticmethod
+    def _refuse_other_kinds(vault, service, username, verb):
+        """keyring changes only plain secrets: sessions and AWS credentials are vaultctl's."""
+        for item in vault.request("list", service=service)["items"]:
+            if item.get("account") == username and item.get("kind") not in (None, "secret"):
+                raise VaultError("bad_request", "%s (%s) in vault is a %s, which keyring does not %s: use vaultctl" % (
+                    service, username, item.get("kind"), verb))
