@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VaultCore
 import VaultProtocol
@@ -120,5 +121,14 @@ import VaultProtocol
         #expect(refusal(["server": "h", "protocol": "https", "user": "u"], writing: true) == nil)
         #expect(ForeignSchema.docker.problem(name: "server", value: "https://r.example\u{9B}") != nil)
         #expect { try ForeignSchema.named("pass") } throws: { "\($0)".contains("known: git, docker") }
+    }
+
+    /// docs/protocol.md's table of operations has a row for every op vaultd answers.
+    @Test func theProtocolDocumentListsEveryOperation() throws {
+        let root = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        let document = try String(contentsOfFile: "/" + root + "/docs/protocol.md", encoding: .utf8)
+        for operation in Operation.allCases {
+            #expect(document.contains("\n| `\(operation.rawValue)` |"), "docs/protocol.md has no row for '\(operation.rawValue)'")
+        }
     }
 }
