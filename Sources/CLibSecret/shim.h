@@ -23,6 +23,28 @@ static inline const SecretSchema *vault_secret_schema(void) {
     return &schema;
 }
 
+// git-credential-libsecret's schema up to git 2.44 (libsecret's own "compat network" schema),
+// which vault writes git items with: every version of that helper finds these items.
+static inline const SecretSchema *vault_git_schema(void) {
+    return secret_get_schema(SECRET_SCHEMA_TYPE_COMPAT_NETWORK);
+}
+
+// docker-credential-secretservice's schema; its look-ups match the schema's name.
+static inline const SecretSchema *vault_docker_schema(void) {
+    static const SecretSchema schema = {
+        "io.docker.Credentials",
+        SECRET_SCHEMA_NONE,
+        {
+            {"label", SECRET_SCHEMA_ATTRIBUTE_STRING},
+            {"server", SECRET_SCHEMA_ATTRIBUTE_STRING},
+            {"username", SECRET_SCHEMA_ATTRIBUTE_STRING},
+            {"docker_cli", SECRET_SCHEMA_ATTRIBUTE_STRING},
+            {NULL, 0},
+        }
+    };
+    return &schema;
+}
+
 // A GHashTable of string attributes that owns copies of its keys and values.
 static inline GHashTable *vault_attributes_new(void) {
     return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);

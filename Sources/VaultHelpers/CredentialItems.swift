@@ -2,10 +2,10 @@ import VaultClient
 import VaultCore
 
 /// The one place the credential helpers find, read, write and delete their items in vault, all
-/// through `VaultConnection` (so with its server checks and autostart). Reading the items other
-/// helpers left in the Secret Service (git-credential-libsecret's `org.git.Password`,
-/// docker-credential-secretservice's `io.docker.Credentials`) would be added here, in `accounts`
-/// and `secret`, once the Secret Service store can search foreign schemas.
+/// through `VaultConnection` (so with its server checks and autostart): vault's own items, and
+/// the items other helpers keep in the Secret Service (git-credential-libsecret's,
+/// docker-credential-secretservice's; `ForeignSchema`), which vaultd finds by their attributes.
+/// With the file store there are none of the latter: the lists are empty and nothing is written.
 struct CredentialItems {
     let vault: VaultConnection
 
@@ -41,5 +41,29 @@ struct CredentialItems {
         } catch {
             if error.code != .notFound { throw error }
         }
+    }
+
+    // MARK: Other helpers' items
+
+    /// The matching items of `schema` (a nil value: the item has no such attribute), newest first.
+    func foreignItems(_ schema: ForeignSchema, matching: [String: String?]) throws(VaultClientError) -> [ForeignItem] {
+        try vault.foreignItems(schema, matching: matching)
+    }
+
+    /// The newest matching item of `schema` with its secret, nil when there is none.
+    func foreignSecret(_ schema: ForeignSchema, matching: [String: String?]) throws(VaultClientError) -> (item: ForeignItem, secret: SecretBytes)? {
+        try vault.foreignItem(schema, matching: matching)
+    }
+
+    /// Gives the item with exactly these attributes this secret, creating it when missing. False
+    /// when the store keeps no other helpers' items (the file store): nothing was written.
+    func writeForeign(_ schema: ForeignSchema, attributes: [String: String?], label: String, secret: SecretBytes) throws(VaultClientError) -> Bool {
+        try !vault.setForeignItem(schema, attributes: attributes, label: label, secret: secret).isEmpty
+    }
+
+    /// Deletes the matching items of `schema`; answers those deleted.
+    @discardableResult
+    func deleteForeign(_ schema: ForeignSchema, matching: [String: String?]) throws(VaultClientError) -> [ForeignItem] {
+        try vault.deleteForeignItems(schema, matching: matching)
     }
 }

@@ -8,4 +8,8 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case resetPassword = "reset_password"
     case deviceStart = "device_start"
     case devicePoll = "device_poll"
+    case foreignList = "foreign_list"
+    case foreignGet = "foreign_get"
+    case foreignSet = "foreign_set"
+    case foreignDelete = "foreign_delete"
 }

@@ -37,6 +37,10 @@ import VaultCore
         #"{"id":17,"op":"import_session","service":"fuzz-session","account":"me","session":"{\"access_token\":\"t\",\"token_endpoint\":\"http://127.0.0.1:1/t\",\"expires_in\":3600}"}"#,
         #"{"id":18,"op":"device_start","device_endpoint":"http://127.0.0.1:1/device","client_id":"c"}"#,
         #"{"id":19,"op":"device_poll","service":"fuzz","token_endpoint":"http://127.0.0.1:1/token","device_code":"d"}"#,
+        #"{"id":20,"op":"foreign_list","schema":"docker","attributes":{"label":"Docker Credentials"}}"#,
+        #"{"id":21,"op":"foreign_get","schema":"git","attributes":{"protocol":"https","server":"h.example","port":null}}"#,
+        #"{"id":22,"op":"foreign_set","schema":"git","attributes":{"protocol":"https","server":"h.example","user":"u"},"label":"L","secret":"s"}"#,
+        #"{"id":23,"op":"foreign_delete","schema":"docker","attributes":{"server":"https://r.example","docker_cli":"1"}}"#,
     ]
 
     static let replacements: [String] = [

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VaultCore
 import VaultProtocol
@@ -29,6 +30,10 @@ import VaultProtocol
             .logout(SessionName(service: "s")), .importSession(SessionImport(service: "s", account: "a", session: SecretBytes(utf8: "{}"), defaults: SessionDefaults(provider: .supabase))),
             .deviceStart(DeviceStartRequest(deviceEndpoint: "https://a.example/device", clientID: "cli")),
             .devicePoll(DevicePollRequest(service: "s", client: oauth2, deviceCode: "dc")),
+            .foreignList(ForeignQuery(schema: "docker", attributes: ["label": "Docker Credentials"])),
+            .foreignGet(ForeignQuery(schema: "git", attributes: ["server": "h.example", "port": nil])),
+            .foreignSet(ForeignWrite(schema: "docker", attributes: ["server": "s"], label: "s", secret: SecretBytes([0xff]))),
+            .foreignDelete(ForeignQuery(schema: "git", attributes: ["server": "h.example"])),
         ]
         #expect(Set(requests.map(\.operation)) == Set(Operation.allCases))
         for request in requests {
@@ -42,6 +47,11 @@ import VaultProtocol
         #expect(login.provider == .oauth2(oauth2) && login.user == "alice" && login.password == SecretBytes(utf8: "pw") && login.service == "svc")
         guard case .devicePoll(let poll) = try roundTrip(requests[18]).request else { Issue.record("not a poll"); return }
         #expect(poll.client == oauth2 && poll.deviceCode == "dc")
+        guard case .foreignGet(let query) = try roundTrip(requests[20]).request else { Issue.record("not a foreign_get"); return }
+        let expected: [String: String?] = ["server": "h.example", "port": nil]
+        #expect(query.attributes == expected)
+        guard case .foreignSet(let foreignWrite) = try roundTrip(requests[21]).request else { Issue.record("not a foreign_set"); return }
+        #expect(foreignWrite.secret == SecretBytes([0xff]) && foreignWrite.label == "s")
     }
 
     @Test func urlMeansWhatItsProviderSaysAndEachProviderChecksItsOwnFields() throws {
@@ -84,6 +94,41 @@ import VaultProtocol
         #expect(Timestamp.milliseconds(rfc3339: "2026-11-30T12:04:05Z") == 1_796_040_245_000)
         for bad in ["", "2026-11-30", "2026-11-30T12:04:05.Z", "2026-13-30T12:04:05Z", "2026-11-30T12:04:05.1234Z", "2026-11-30 12:04:05Z"] {
             #expect(Timestamp.milliseconds(rfc3339: bad) == nil, "\(bad)")
+        }
+    }
+
+    /// The attributes of a foreign query: null is "has no such attribute", not "any"; only the
+    /// schema's key attributes, checked like the items' own.
+    @Test func foreignAttributesKeepNullsAndAreChecked() throws {
+        guard case .foreignList(let query) = try decode(#"{"op":"foreign_list","schema":"git","attributes":{"server":"h","object":null}}"#).request else {
+            Issue.record("not a foreign_list"); return
+        }
+        #expect(query.attributes.count == 2 && query.attributes["object"] == .some(nil))
+        #expect { try decode(#"{"op":"foreign_set","schema":"git","attributes":{"server":"h"},"label":"l"}"#) } throws: { "\($0)".contains("missing field 'secret'") }
+        #expect { try decode(#"{"op":"foreign_get","schema":"git","attributes":{"server":5}}"#) } throws: { ($0 as? VaultError)?.code == .badRequest }
+
+        let git = ForeignSchema.git
+        func refusal(_ attributes: [String: String?], writing: Bool = false) -> String? {
+            do { try git.validate(attributes, writing: writing); return nil } catch { return "\(error)" }
+        }
+        #expect(refusal(["server": "h", "port": "8443", "object": nil]) == nil)
+        #expect(refusal(["service": "h"])?.contains("not an attribute of git items") == true)
+        #expect(refusal(["server": nil])?.contains("at least one attribute") == true)
+        #expect(refusal(["server": "h\nx"])?.contains("control character") == true)
+        #expect(refusal(["server": String(repeating: "h", count: 1025)])?.contains("over 1024 bytes") == true)
+        for port in ["0", "65536", "08443", "84a", "", "-1"] { #expect(refusal(["server": "h", "port": port])?.contains("not a port number") == true, "\(port)") }
+        #expect(refusal(["server": "h", "protocol": "https"], writing: true)?.contains("'user'") == true)
+        #expect(refusal(["server": "h", "protocol": "https", "user": "u"], writing: true) == nil)
+        #expect(ForeignSchema.docker.problem(name: "server", value: "https://r.example\u{9B}") != nil)
+        #expect { try ForeignSchema.named("pass") } throws: { "\($0)".contains("known: git, docker") }
+    }
+
+    /// docs/protocol.md's table of operations has a row for every op vaultd answers.
+    @Test func theProtocolDocumentListsEveryOperation() throws {
+        let root = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        let document = try String(contentsOfFile: "/" + root + "/docs/protocol.md", encoding: .utf8)
+        for operation in Operation.allCases {
+            #expect(document.contains("\n| `\(operation.rawValue)` |"), "docs/protocol.md has no row for '\(operation.rawValue)'")
         }
     }
 }

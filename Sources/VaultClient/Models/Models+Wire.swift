@@ -166,3 +166,22 @@ extension DeviceCodes {
             verificationURIComplete: body.verificationURIComplete, expiresIn: body.expiresIn ?? 600, interval: body.interval ?? 5)
     }
 }
+
+extension ForeignItem {
+    init(wire body: ForeignItemBody) throws(VaultClientError) {
+        self.init(schemaName: body.schema, attributes: body.attributes, label: body.label,
+                  created: try Self.milliseconds(body.created, "created"), modified: try Self.milliseconds(body.modified, "modified"))
+    }
+
+    /// `foreign_get`'s item: the schema's name in `service`, the attributes beside.
+    init(wire body: ItemBody) throws(VaultClientError) {
+        guard let attributes = body.attributes else { throw .malformedAnswer("the other helper's item has no attributes") }
+        self.init(schemaName: body.service, attributes: attributes, label: body.label,
+                  created: try Self.milliseconds(body.created, "created"), modified: try Self.milliseconds(body.modified, "modified"))
+    }
+
+    private static func milliseconds(_ text: String, _ field: String) throws(VaultClientError) -> Int64 {
+        guard let milliseconds = Timestamp.milliseconds(rfc3339: text) else { throw .malformedAnswer("'\(field)' is not an RFC 3339 time") }
+        return milliseconds
+    }
+}

@@ -8,7 +8,7 @@ extension Request {
         switch self {
         case .status, .doctor, .lock, .resetPassword, .deviceStart: false
         case .get, .add, .set, .delete, .list, .unlock, .changePassphrase, .migrate, .token, .login, .signup, .logout,
-             .importSession, .devicePoll: true
+             .importSession, .devicePoll, .foreignList, .foreignGet, .foreignSet, .foreignDelete: true
         }
     }
 
@@ -16,7 +16,8 @@ extension Request {
     /// passphrase source): requests for items, not the ones that unlock or move the store.
     var touchesItems: Bool {
         switch self {
-        case .get, .add, .set, .delete, .list, .token, .login, .signup, .logout, .importSession, .devicePoll: true
+        case .get, .add, .set, .delete, .list, .token, .login, .signup, .logout, .importSession, .devicePoll,
+             .foreignList, .foreignGet, .foreignSet, .foreignDelete: true
         case .status, .doctor, .lock, .unlock, .changePassphrase, .migrate, .resetPassword, .deviceStart: false
         }
     }

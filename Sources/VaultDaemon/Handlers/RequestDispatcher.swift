@@ -123,6 +123,10 @@ public final class RequestDispatcher: Sendable {
         case .importSession(let payload): try importSession(payload)
         case .deviceStart(let payload): try deviceStart(payload)
         case .devicePoll(let payload): try devicePoll(payload)
+        case .foreignList(let payload): try foreignList(payload)
+        case .foreignGet(let payload): try foreignGet(payload)
+        case .foreignSet(let payload): try foreignSet(payload)
+        case .foreignDelete(let payload): try foreignDelete(payload)
         }
     }
 }

@@ -7,7 +7,10 @@ import VaultCore
 /// docker-credential-vault: the Docker credential helper protocol (docker-credential-helpers)
 /// over vault: `store`, `get`, `erase`, `list`, `version`, with the reference helpers' errors
 /// (printed on stdout, exit 1). One credential per server URL, in the item
-/// `docker:SERVER_URL` / USERNAME (`DockerCredentials.service`); it never prompts.
+/// `docker:SERVER_URL` / USERNAME (`DockerCredentials.service`); it never prompts. With the
+/// Secret Service it keeps each credential as docker-credential-secretservice's item instead
+/// (`DockerCredentials.secretServiceAttributes`), so either helper sees what the other stored or
+/// erased; vault's own items (other stores, or written before) are still read and erased.
 public struct DockerCredentialHelper {
     static let name = "docker-credential-vault"
     static let notFound = "credentials not found in native keychain"
@@ -68,11 +71,20 @@ public struct DockerCredentialHelper {
         }
         let secret = SecretBytes(utf8: credentials.secret ?? "")
         try HelperFailure.vault { () throws(VaultClientError) in
-            // Written first, then the server's other usernames removed: a failure loses nothing.
-            if try items.secret(service: service, account: username) != secret {
+            // Written first, then the server's other credentials removed: a failure loses nothing.
+            // With the Secret Service the one credential is docker-credential-secretservice's item,
+            // so an erase by either helper is seen by both; vault's own items are for other stores.
+            let shared = try items.writeForeign(
+                .docker, attributes: DockerCredentials.secretServiceAttributes(serverURL: serverURL, username: username), label: serverURL, secret: secret)
+            if shared {
+                for other in try items.foreignItems(.docker, matching: DockerCredentials.secretServiceQuery(serverURL: serverURL))
+                where other.attributes["username"] != username {
+                    try items.deleteForeign(.docker, matching: other.exactly(in: .docker))
+                }
+            } else if try items.secret(service: service, account: username) != secret {
                 try items.write(service: service, account: username, secret: secret, label: "Docker: \(serverURL)")
             }
-            for other in try items.accounts(service: service) where other != username {
+            for other in try items.accounts(service: service) where shared || other != username {
                 try items.delete(service: service, account: other)
             }
         }
@@ -81,6 +93,10 @@ public struct DockerCredentialHelper {
     func get(serverURL: String) throws(HelperFailure) {
         let service = try DockerCredentials.service(serverURL: serverURL)
         let found = try HelperFailure.vault { () throws(VaultClientError) -> (String, SecretBytes)? in
+            // docker-credential-secretservice's (with the Secret Service), else vault's own.
+            if let (item, secret) = try items.foreignSecret(.docker, matching: DockerCredentials.secretServiceQuery(serverURL: serverURL)) {
+                return (item.attributes["username"] ?? "", secret)
+            }
             guard let account = try items.accounts(service: service).first,
                   let secret = try items.secret(service: service, account: account) else { return nil }
             return (account, secret)
@@ -103,23 +119,32 @@ public struct DockerCredentialHelper {
         let erased = try HelperFailure.vault { () throws(VaultClientError) -> Bool in
             let accounts = try items.accounts(service: service)
             for account in accounts { try items.delete(service: service, account: account) }
-            return !accounts.isEmpty
+            let foreign = try items.deleteForeign(.docker, matching: DockerCredentials.secretServiceQuery(serverURL: serverURL))
+            return !accounts.isEmpty || !foreign.isEmpty
         }
         guard erased else { throw HelperFailure(Self.notFound) }
     }
 
-    /// `{"SERVER_URL":"USERNAME",…}` of the Docker credentials only.
+    /// `{"SERVER_URL":"USERNAME",…}` of the Docker credentials only: docker-credential-secretservice's
+    /// (found as its `list` finds them), then vault's own for other server URLs.
     func list() throws(HelperFailure) {
-        let found = try HelperFailure.vault { () throws(VaultClientError) in try items.items(servicePrefix: DockerCredentials.servicePrefix) }
+        let found = try HelperFailure.vault { () throws(VaultClientError) -> [(String, String)] in
+            let foreign = try items.foreignItems(.docker, matching: ["label": DockerCredentials.secretServiceLabel]).compactMap { item in
+                item.attributes["server"].map { ($0, item.attributes["username"] ?? "") }
+            }
+            let own = try items.items(servicePrefix: DockerCredentials.servicePrefix).map {
+                (String($0.service.dropFirst(DockerCredentials.servicePrefix.count)), $0.account)
+            }
+            return foreign + own
+        }
         var answer = Array("{".utf8)
         var seen = Set<String>()
-        for item in found {
-            let serverURL = String(item.service.dropFirst(DockerCredentials.servicePrefix.count))
+        for (serverURL, username) in found {
             guard seen.insert(serverURL).inserted else { continue }
             if seen.count > 1 { answer.append(UInt8(ascii: ",")) }
             JSONText.appendString(serverURL, to: &answer)
             answer.append(UInt8(ascii: ":"))
-            JSONText.appendString(item.account, to: &answer)
+            JSONText.appendString(username, to: &answer)
         }
         answer.append(contentsOf: Array("}\n".utf8))
         HelperOutput.write(&answer)

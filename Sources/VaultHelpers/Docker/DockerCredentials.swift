@@ -33,6 +33,19 @@ struct DockerCredentials: Decodable {
         return service
     }
 
+    /// docker-credential-secretservice's items: the `label` attribute it lists by, and the
+    /// attributes of the one item per server URL and username it writes (`io.docker.Credentials`).
+    static let secretServiceLabel = "Docker Credentials"
+
+    static func secretServiceAttributes(serverURL: String, username: String) -> [String: String?] {
+        ["label": secretServiceLabel, "server": serverURL, "username": username, "docker_cli": "1"]
+    }
+
+    /// Its items for `serverURL`, whatever the username, as its `get` and `erase` find them.
+    static func secretServiceQuery(serverURL: String) -> [String: String?] {
+        ["server": serverURL, "docker_cli": "1"]
+    }
+
     init(parsing input: SecretBytes) throws(HelperFailure) {
         do {
             self = try input.withUnsafeBytes { try JSONDecoder().decode(DockerCredentials.self, from: Data($0)) }

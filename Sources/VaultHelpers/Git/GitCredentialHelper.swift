@@ -8,7 +8,8 @@ import VaultCore
 /// `get`, `store`, `erase` and `capability`; any other operation is ignored (exit 0, no output).
 /// It never prompts: when it cannot answer (vault locked, a bad input) it says why on stderr and
 /// exits 1, and git asks the user itself. Items: service `git:PROTOCOL://HOST[:PORT][/PATH]`,
-/// account the username, secret `GitStoredCredential`. A host linked to a sign-in session
+/// account the username, secret `GitStoredCredential`; with the Secret Service, git-credential-libsecret's
+/// items instead (`GitCredential+Libsecret`), read after vault's own, so both helpers share them. A host linked to a sign-in session
 /// (`GitSessionLink`) is answered with the session's fresh access token and nothing is stored.
 public struct GitCredentialHelper {
     static let name = "git-credential-vault"
@@ -71,24 +72,53 @@ public struct GitCredentialHelper {
             HelperOutput.write(&answer)
             return
         }
-        let account: String
-        if let username = try credential.checkedUsername() {
-            account = username
-        } else {
+        let username = try credential.checkedUsername()
+        var account = username
+        if username == nil {
             let accounts = try HelperFailure.vault { () throws(VaultClientError) in try items.accounts(service: service) }
-            guard accounts.count == 1 else {
-                if accounts.count > 1 {
-                    HelperOutput.write("\(Self.name): \(accounts.count) credentials are kept for \(url); set credential.username to choose one\n", to: 2)
-                }
+            guard accounts.count <= 1 else {
+                HelperOutput.write("\(Self.name): \(accounts.count) credentials are kept for \(url); set credential.username to choose one\n", to: 2)
                 return
             }
-            account = accounts[0]
+            account = accounts.first
         }
-        guard let secret = try HelperFailure.vault({ () throws(VaultClientError) in try items.secret(service: service, account: account) }) else { return }
-        let stored = GitStoredCredential(secret: secret)
+        let found: (user: String, secret: SecretBytes)?
+        if let account, let secret = try HelperFailure.vault({ () throws(VaultClientError) in try items.secret(service: service, account: account) }) {
+            found = (account, secret)
+        } else {
+            // None of vault's own: git-credential-libsecret's, with the Secret Service.
+            found = try libsecretCredential(credential, user: username, url: url)
+        }
+        guard let found else { return }
+        let stored = GitStoredCredential(secret: found.secret)
         guard !stored.isExpired() else { return }
-        var answer = GitAnswer.password(stored, username: account)
+        var answer = GitAnswer.password(stored, username: found.user)
         HelperOutput.write(&answer)
+    }
+
+    /// git-credential-libsecret's item for this credential (`GitCredential+Libsecret`): `user`'s,
+    /// or without one the host's only user's. Its user and secret are another program's: one
+    /// with a NUL or carriage return, which would break git's protocol, is not given out.
+    private func libsecretCredential(_ credential: GitCredential, user: String?, url: String) throws(HelperFailure) -> (user: String, secret: SecretBytes)? {
+        guard var matching = credential.libsecretAttributes(user: user) else { return nil }
+        return try HelperFailure.vault { () throws(VaultClientError) -> (user: String, secret: SecretBytes)? in
+            if user == nil {
+                let users = Set(try items.foreignItems(.git, matching: matching).compactMap { $0.attributes["user"] })
+                guard users.count == 1, let only = users.first else {
+                    if users.count > 1 {
+                        HelperOutput.write("\(Self.name): \(users.count) git-credential-libsecret credentials are kept for \(url); set credential.username to choose one\n", to: 2)
+                    }
+                    return nil
+                }
+                matching["user"] = .some(only)
+            }
+            guard let (item, secret) = try items.foreignSecret(.git, matching: matching), let found = item.attributes["user"] else { return nil }
+            guard !secret.withUnsafeBytes({ $0.contains(0) || $0.contains(13) }) else {
+                HelperOutput.write("\(Self.name): the git-credential-libsecret item for \(url) holds a NUL or carriage return, which git cannot take; not used\n", to: 2)
+                return nil
+            }
+            return (found, secret)
+        }
     }
 
     func store(_ credential: GitCredential) throws(HelperFailure) {
@@ -97,17 +127,27 @@ public struct GitCredentialHelper {
         // A linked host's password is a session token vault gave out: never kept as a password.
         guard try sessionLink(url) == nil else { return }
         var incoming = GitStoredCredential(password: password, expiry: credential.passwordExpiry, refreshToken: credential.refreshToken)
-        if let secret = try HelperFailure.vault({ () throws(VaultClientError) in try items.secret(service: service, account: account) }) {
-            let existing = GitStoredCredential(secret: secret)
-            if existing.password == incoming.password {
-                // What `get` returned (git before 2.41 drops the expiry and refresh token): keep them.
-                incoming.expiry = incoming.expiry ?? existing.expiry
-                incoming.refreshToken = incoming.refreshToken ?? existing.refreshToken
-                if incoming == existing { return }
-            }
-        }
+        let libsecret = credential.libsecretAttributes(user: account)
         try HelperFailure.vault { () throws(VaultClientError) in
-            try items.write(service: service, account: account, secret: incoming.secret, label: "git: \(url)")
+            // What `get` would have answered: vault's item, else git-credential-libsecret's.
+            var kept = try items.secret(service: service, account: account)
+            if kept == nil, let libsecret { kept = try items.foreignSecret(.git, matching: libsecret)?.secret }
+            if let kept {
+                let existing = GitStoredCredential(secret: kept)
+                if existing.password == incoming.password {
+                    // What `get` returned (git before 2.41 drops the expiry and refresh token): keep them.
+                    incoming.expiry = incoming.expiry ?? existing.expiry
+                    incoming.refreshToken = incoming.refreshToken ?? existing.refreshToken
+                    if incoming == existing { return }
+                }
+            }
+            // With the Secret Service the credential is git-credential-libsecret's item, which both
+            // helpers read and erase (vault's own item, from before, goes); else vault's own item.
+            if let libsecret, try items.writeForeign(.git, attributes: libsecret, label: credential.libsecretLabel, secret: incoming.secret) {
+                try items.delete(service: service, account: account)
+            } else {
+                try items.write(service: service, account: account, secret: incoming.secret, label: "git: \(url)")
+            }
         }
     }
 
@@ -123,6 +163,16 @@ public struct GitCredentialHelper {
                 guard let secret = try items.secret(service: service, account: account) else { continue }
                 if let rejected = credential.password, GitStoredCredential(secret: secret).password != rejected { continue }
                 try items.delete(service: service, account: account)
+            }
+            // git-credential-libsecret's items, by the same rule.
+            guard let matching = credential.libsecretAttributes(user: username) else { return }
+            for item in try items.foreignItems(.git, matching: matching) {
+                let exactly = item.exactly(in: .git)
+                if let rejected = credential.password {
+                    guard let (_, secret) = try items.foreignSecret(.git, matching: exactly),
+                          GitStoredCredential(secret: secret).password == rejected else { continue }
+                }
+                try items.deleteForeign(.git, matching: exactly)
             }
         }
     }

@@ -21,6 +21,10 @@ public enum Request: Sendable {
     case importSession(SessionImport)
     case deviceStart(DeviceStartRequest)
     case devicePoll(DevicePollRequest)
+    case foreignList(ForeignQuery)
+    case foreignGet(ForeignQuery)
+    case foreignSet(ForeignWrite)
+    case foreignDelete(ForeignQuery)
 
     public var operation: Operation {
         switch self {
@@ -43,6 +47,10 @@ public enum Request: Sendable {
         case .importSession: .importSession
         case .deviceStart: .deviceStart
         case .devicePoll: .devicePoll
+        case .foreignList: .foreignList
+        case .foreignGet: .foreignGet
+        case .foreignSet: .foreignSet
+        case .foreignDelete: .foreignDelete
         }
     }
 }

@@ -45,6 +45,10 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .importSession: .importSession(try SessionImport(from: decoder))
         case .deviceStart: .deviceStart(try DeviceStartRequest(from: decoder))
         case .devicePoll: .devicePoll(try DevicePollRequest(from: decoder))
+        case .foreignList: .foreignList(try ForeignQuery(from: decoder))
+        case .foreignGet: .foreignGet(try ForeignQuery(from: decoder))
+        case .foreignSet: .foreignSet(try ForeignWrite(from: decoder))
+        case .foreignDelete: .foreignDelete(try ForeignQuery(from: decoder))
         }
     }
 
@@ -67,6 +71,8 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .importSession(let payload): try payload.encode(to: encoder)
         case .deviceStart(let payload): try payload.encode(to: encoder)
         case .devicePoll(let payload): try payload.encode(to: encoder)
+        case .foreignList(let payload), .foreignGet(let payload), .foreignDelete(let payload): try payload.encode(to: encoder)
+        case .foreignSet(let payload): try payload.encode(to: encoder)
         }
     }
 }

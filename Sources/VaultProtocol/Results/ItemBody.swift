@@ -17,9 +17,11 @@ public struct ItemBody: Codable, Sendable, Equatable {
     /// How many other items the store holds under this key (Secret Service duplicates); absent
     /// when none.
     public var duplicates: Int?
+    /// Only for another helper's item (`foreign_get`): its key attributes.
+    public var attributes: [String: String]?
 
     enum CodingKeys: String, CodingKey {
-        case service, account, label, comment, kind, created, modified, secret, session, duplicates
+        case service, account, label, comment, kind, created, modified, secret, session, duplicates, attributes
         case secretBase64 = "secret_b64"
     }
 
@@ -48,6 +50,7 @@ public struct ItemBody: Codable, Sendable, Equatable {
         modified = try container.decode(String.self, forKey: .modified)
         session = try container.decodeIfPresent(SessionBody.self, forKey: .session)
         duplicates = try container.decodeIfPresent(Int.self, forKey: .duplicates)
+        attributes = try container.decodeIfPresent([String: String].self, forKey: .attributes)
         // A secret is read only where a response carries one (`result.item`, by SecretFields);
         // anywhere else one is refused rather than decoded into a String.
         if decoder.codingPath.map(\.stringValue) == ResponseLine.secretPath {
@@ -68,6 +71,7 @@ public struct ItemBody: Codable, Sendable, Equatable {
         try container.encode(modified, forKey: .modified)
         try container.encodeIfPresent(session, forKey: .session)
         if let duplicates, duplicates > 0 { try container.encode(duplicates, forKey: .duplicates) }
+        try container.encodeIfPresent(attributes, forKey: .attributes)
         if let secret { try WireSecret.encode(secret, text: .secret, base64: .secretBase64, in: &container, encoder: encoder) }
     }
 }

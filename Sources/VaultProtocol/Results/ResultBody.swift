@@ -17,11 +17,15 @@ public struct ResultBody: Codable, Sendable {
     public var message: String?
     // device_start: the codes to show; device_poll: "pending" or "slow_down" until approved
     public var device: DeviceBody?
+    // foreign_list: the matching items; foreign_set: those written; foreign_delete: those deleted
+    public var foreign: [ForeignItemBody]?
 
     public init(
         item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,
-        doctor: DoctorBody? = nil, token: TokenBody? = nil, message: String? = nil, device: DeviceBody? = nil
+        doctor: DoctorBody? = nil, token: TokenBody? = nil, message: String? = nil, device: DeviceBody? = nil,
+        foreign: [ForeignItemBody]? = nil
     ) {
+        self.foreign = foreign
         self.device = device
         self.token = token
         self.message = message

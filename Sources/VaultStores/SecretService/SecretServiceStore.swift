@@ -122,7 +122,7 @@ public final class SecretServiceStore: VaultStore {
         static let comment = "vault-comment"
     }
 
-    private var lockedError: VaultError {
+    var lockedError: VaultError {
         .locked("the Secret Service's default collection is locked: run 'vaultctl unlock' (it asks the Secret Service, which may show a prompt)")
     }
 
@@ -201,7 +201,7 @@ public final class SecretServiceStore: VaultStore {
             created: item.created * 1000, modified: item.modified * 1000, duplicates: duplicates)
     }
 
-    private func defaultCollection(_ connection: SecretServiceConnection, loadItems: Bool = false) throws -> LibSecretCollection {
+    func defaultCollection(_ connection: SecretServiceConnection, loadItems: Bool = false) throws -> LibSecretCollection {
         guard let collection = try connection.collection(alias: "default", loadItems: loadItems) else {
             throw VaultError.unavailable("the Secret Service has no default collection; create one (e.g. a 'Login' keyring in Seahorse) or use the file store (VAULT_BACKEND=file)")
         }
@@ -211,7 +211,7 @@ public final class SecretServiceStore: VaultStore {
     /// Connects (or reuses libsecret's shared connection) and runs `body`, turning D-Bus failures
     /// into vault errors. After a failure the connection is dropped, so a restarted provider is
     /// picked up by the next call.
-    private func withService<R>(_ body: (SecretServiceConnection) throws -> R) throws -> R {
+    func withService<R>(_ body: (SecretServiceConnection) throws -> R) throws -> R {
         try gate.withLock { _ in
             do {
                 return try body(try SecretServiceConnection(timeout: timeout))

@@ -36,24 +36,25 @@ final class SecretServiceConnection {
     }
 
     /// Every item, locked or not, in any collection, whose attributes include all of
-    /// `attributes`, with their secrets when `loadSecrets` (none for locked items).
-    func search(_ attributes: [String: String], loadSecrets: Bool) throws -> [LibSecretItem] {
+    /// `attributes`, with their secrets when `loadSecrets` (none for locked items). With the
+    /// schema nil, attributes of any name are searched and the schema's name is not matched.
+    func search(_ attributes: [String: String], schema: UnsafePointer<SecretSchema>? = vault_secret_schema(), loadSecrets: Bool) throws -> [LibSecretItem] {
         let table = AttributeTable(attributes)
         let flags = SecretSearchFlags(rawValue: SECRET_SEARCH_ALL.rawValue | (loadSecrets ? SECRET_SEARCH_LOAD_SECRETS.rawValue : 0))
         let list = try BoundedCall.run(timeout: timeout, "a search") { cancellable, error in
-            secret_service_search_sync(pointer, vault_secret_schema(), table.pointer, flags, cancellable, error)
+            secret_service_search_sync(pointer, schema, table.pointer, flags, cancellable, error)
         }
         return ObjectList(taking: list).items(timeout: timeout)
     }
 
     /// Stores a new item in the collection `alias` names, or replaces the secret and label of the
     /// item there with exactly these attributes. False when the service reports failure without
-    /// an error.
-    func store(_ attributes: [String: String], alias: String, label: String, secret: SecretBytes) throws -> Bool {
+    /// an error. The item's `xdg:schema` is `schema`'s name.
+    func store(_ attributes: [String: String], schema: UnsafePointer<SecretSchema> = vault_secret_schema(), alias: String, label: String, secret: SecretBytes) throws -> Bool {
         let table = AttributeTable(attributes)
         let value = LibSecretValue(secret)
         let stored = try BoundedCall.run(timeout: timeout, "a store") { cancellable, error in
-            secret_service_store_sync(pointer, vault_secret_schema(), table.pointer, alias, label, value.pointer, cancellable, error)
+            secret_service_store_sync(pointer, schema, table.pointer, alias, label, value.pointer, cancellable, error)
         }
         return stored != 0
     }

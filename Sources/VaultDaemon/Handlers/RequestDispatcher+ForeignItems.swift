@@ -1,0 +1,56 @@
+import VaultCore
+import VaultProtocol
+
+/// foreign_list, foreign_get, foreign_set, foreign_delete: other helpers' items in the Secret
+/// Service (`ForeignItemStore`). A store without them (the file store) answers as one that holds
+/// none: empty lists, no item, nothing written.
+extension RequestDispatcher {
+    func foreignList(_ query: ForeignQuery) throws -> ResultBody {
+        let schema = try checked(query)
+        let found = try store.perform { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: query.attributes) ?? [] }
+        return ResultBody(foreign: found.map(ForeignItemBody.init))
+    }
+
+    func foreignGet(_ query: ForeignQuery) throws -> ResultBody {
+        let schema = try checked(query)
+        let found = try store.perform { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
+        guard let (item, secret) = found else { return ResultBody() }
+        logger.debug("foreign_get \(schema.rawValue) item")
+        var body = ItemBody(
+            service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "", label: item.label, comment: "",
+            kind: ItemKind.secret.rawValue, created: Timestamp.rfc3339(milliseconds: item.created),
+            modified: Timestamp.rfc3339(milliseconds: item.modified), secret: secret)
+        body.attributes = item.attributes
+        return ResultBody(item: body)
+    }
+
+    func foreignSet(_ write: ForeignWrite) throws -> ResultBody {
+        let schema = try ForeignSchema.named(write.schema)
+        try schema.validate(write.attributes, writing: true)
+        let written = try store.perform { store in
+            try (store as? any ForeignItemStore)?.setForeignItem(schema, attributes: write.attributes, label: write.label, secret: write.secret) ?? []
+        }
+        if !written.isEmpty { logger.info("foreign_set \(schema.rawValue) item (\(written.count) written)") }
+        return ResultBody(foreign: written.map(ForeignItemBody.init))
+    }
+
+    func foreignDelete(_ query: ForeignQuery) throws -> ResultBody {
+        let schema = try checked(query)
+        let deleted = try store.perform { store in try (store as? any ForeignItemStore)?.deleteForeignItems(schema, matching: query.attributes) ?? [] }
+        if !deleted.isEmpty { logger.info("foreign_delete \(schema.rawValue) items (\(deleted.count))") }
+        return ResultBody(foreign: deleted.map(ForeignItemBody.init))
+    }
+
+    private func checked(_ query: ForeignQuery) throws -> ForeignSchema {
+        let schema = try ForeignSchema.named(query.schema)
+        try schema.validate(query.attributes, writing: false)
+        return schema
+    }
+}
+
+extension ForeignItemBody {
+    init(_ item: ForeignItem) {
+        self.init(schema: item.schemaName, attributes: item.attributes, label: item.label,
+                  created: Timestamp.rfc3339(milliseconds: item.created), modified: Timestamp.rfc3339(milliseconds: item.modified))
+    }
+}
