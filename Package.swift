@@ -56,7 +56,7 @@ let package = Package(
 
         // vaultctl's command table (CommandLine/): every command declared once; the parser, the
         // help text and the shell completions are derived from it.
-        .target(name: "VaultCLI", dependencies: ["VaultClient", "VaultCore"]),
+        .target(name: "VaultCLI", dependencies: ["VaultClient", "VaultCore", "CVaultShims"]),
 
         // Thin executables: parse arguments, call the libraries.
         .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore"]),

@@ -56,6 +56,9 @@ public enum VaultCtl {
         case .resetPassword: try commands.resetPassword(arguments)
         case .logout: try commands.logout(arguments)
         case .sessionImport: try commands.importSession(arguments)
+        case .read: try commands.read(arguments)
+        case .run: exit(try commands.run(arguments))
+        case .inject: try commands.inject(arguments)
         case .doctor: if try !commands.doctor(arguments) { exit(ExitCode.failure.rawValue) }
         case .migrate: try commands.migrate(arguments)
         case .version: Output.line("vaultctl \(VaultVersion.string)")

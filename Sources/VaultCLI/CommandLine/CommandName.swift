@@ -7,6 +7,7 @@ public enum CommandName: String, CaseIterable, Sendable {
     case resetPassword = "reset-password"
     case logout
     case sessionImport = "session import"
+    case read, run, inject
     case doctor, migrate, version
     /// Never returned in `Invocation.Action.run`: the parser answers `help` itself (`.help(text)`).
     case help
