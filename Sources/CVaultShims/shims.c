@@ -89,6 +89,8 @@ int vault_signal_pipe(const int *signals, int count) {
         if (sigaction(signals[i], &action, NULL) != 0) return -1;
         sigaddset(&caught_signals, signals[i]);
     }
+    // A parent may have left them blocked (Foundation's Process does): they must arrive.
+    if (sigprocmask(SIG_UNBLOCK, &caught_signals, NULL) != 0) return -1;
     return ends[0];
 }
 
@@ -121,4 +123,11 @@ pid_t vault_spawn_command(const char *file, char *const argv[], char *const envp
 
 int vault_pipe(int ends[2], int flags) {
     return pipe2(ends, flags);
+}
+
+int vault_unblock_signals(const int *signals, int count) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+    return sigprocmask(SIG_UNBLOCK, &set, NULL);
 }

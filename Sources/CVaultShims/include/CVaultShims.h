@@ -20,7 +20,8 @@ pid_t vault_spawn_detached(const char *path, char *const argv[], char *const env
 /// returns the pipe's read end (both ends close-on-exec and non-blocking), or -1 with errno set.
 /// The byte is the signal's number, plus 128 when the kernel sent it (si_code SI_KERNEL: the
 /// terminal's ^C, ^\ and window changes, which reach the whole foreground process group). A
-/// signal ignored on entry (nohup's SIGHUP) is left ignored, except SIGCHLD.
+/// signal ignored on entry (nohup's SIGHUP) is left ignored, except SIGCHLD; the others are
+/// unblocked in the calling thread, whatever mask the parent left.
 int vault_signal_pipe(const int *signals, int count);
 
 /// Starts `file` (looked up in PATH as execvp does) with `argv` and exactly `envp`, in the
@@ -29,6 +30,9 @@ int vault_signal_pipe(const int *signals, int count);
 /// negative, inherited otherwise; every other descriptor from 3 up closed. Returns the pid, or -1
 /// with errno set (ENOENT: no such program).
 pid_t vault_spawn_command(const char *file, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd);
+
+/// Unblocks `signals` in the calling thread (a parent may have left them blocked). 0 or -1.
+int vault_unblock_signals(const int *signals, int count);
 
 /// pipe2(2), which Swift's Glibc module does not export: `flags` O_CLOEXEC, O_NONBLOCK.
 int vault_pipe(int ends[2], int flags);

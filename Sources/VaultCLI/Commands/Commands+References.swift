@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CVaultShims
 import VaultClient
 import VaultCore
 
@@ -114,6 +115,10 @@ extension Commands {
         guard let watcher = try TokenWatcher(resolved, connection: vault) else {
             throw ParsedArguments.UsageError(message: "--watch: the template names no sign-in session, so nothing is ever refreshed")
         }
+        // Stopped by a signal, whatever mask the parent left: a signal in the middle of a write can
+        // leave a temp file beside OUT (.vault-tmp-*), never a half-written OUT.
+        let stopping = [SIGTERM, SIGINT, SIGHUP]
+        _ = stopping.withUnsafeBufferPointer { vault_unblock_signals($0.baseAddress, Int32($0.count)) }
         while true {
             var fd = pollfd(fd: watcher.notifier.rawValue, events: Int16(POLLIN), revents: 0)
             guard poll(&fd, 1, -1) > 0 else { continue }
