@@ -29,17 +29,24 @@ int vault_disable_core_dumps(void) {
     return 0;
 }
 
+// Initializes both; on failure destroys what was made and returns -1 with errno set.
+static int spawn_begin(posix_spawn_file_actions_t *actions, posix_spawnattr_t *attributes) {
+    int result;
+    if ((result = posix_spawn_file_actions_init(actions)) != 0) { errno = result; return -1; }
+    if ((result = posix_spawnattr_init(attributes)) != 0) {
+        posix_spawn_file_actions_destroy(actions);
+        errno = result;
+        return -1;
+    }
+    return 0;
+}
+
 pid_t vault_spawn_detached(const char *path, char *const argv[], char *const envp[], int stderr_fd) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     pid_t pid = -1;
     int result;
-    if ((result = posix_spawn_file_actions_init(&actions)) != 0) { errno = result; return -1; }
-    if ((result = posix_spawnattr_init(&attributes)) != 0) {
-        posix_spawn_file_actions_destroy(&actions);
-        errno = result;
-        return -1;
-    }
+    if (spawn_begin(&actions, &attributes) != 0) return -1;
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
@@ -99,12 +106,7 @@ pid_t vault_spawn_command(const char *file, char *const argv[], char *const envp
     posix_spawnattr_t attributes;
     pid_t pid = -1;
     int result;
-    if ((result = posix_spawn_file_actions_init(&actions)) != 0) { errno = result; return -1; }
-    if ((result = posix_spawnattr_init(&attributes)) != 0) {
-        posix_spawn_file_actions_destroy(&actions);
-        errno = result;
-        return -1;
-    }
+    if (spawn_begin(&actions, &attributes) != 0) return -1;
     if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
     if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
     posix_spawn_file_actions_addclosefrom_np(&actions, 3);
