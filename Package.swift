@@ -58,7 +58,7 @@ let package = Package(
 
         // vaultctl's command table (CommandLine/): every command declared once; the parser, the
         // help text and the shell completions are derived from it.
-        .target(name: "VaultCLI", dependencies: ["VaultClient", "VaultCore"]),
+        .target(name: "VaultCLI", dependencies: ["VaultClient", "VaultCore", "CVaultShims"]),
 
         // The credential helpers git and Docker run (Git/, Docker/), over VaultClient.
         .target(name: "VaultHelpers", dependencies: ["VaultClient", "VaultCore"]),

@@ -22,6 +22,8 @@ _vaultctl_command() {
         list|ls) command=list options="--json" ;;
         passwd) options="--rewrap-only" ;;
         token) options="--min-ttl= --format= --env-name=" ;;
+        run) options="--env-file= --no-masking --on-refresh=" ;;
+        inject) options="--in-file= --out-file= --mode= --watch --command=" ;;
         login|signup) options="--token-endpoint= --username= --client-id= --client-secret-file= --scope= --service= --account= --url= --anon-key= --api-key= --email= --min-password-length= --revocation-endpoint= --device-endpoint= --device" ;;
         reset-password) options="--url= --anon-key= --api-key= --email=" ;;
         logout) options="--local" ;;
@@ -60,7 +62,7 @@ _vaultctl() {
     done
     if ! $ended && [[ " $options --socket= " == *" $prev= "* ]]; then
         case "$command $prev" in
-            *" --socket"|"login --client-secret-file"|"signup --client-secret-file") _vaultctl_complete :files ;;
+            *" --socket"|"run --env-file"|"inject --in-file"|"inject --out-file"|"login --client-secret-file"|"signup --client-secret-file") _vaultctl_complete :files ;;
             "token --format") _vaultctl_complete "raw json env header exec-credential" ;;
             "session import --provider") _vaultctl_complete "oauth2 supabase firebase" ;;
             "kubeconfig --api-version") _vaultctl_complete "v1 v1beta1" ;;
@@ -70,7 +72,7 @@ _vaultctl() {
         if [[ $cur == -* ]]; then
             _vaultctl_complete "--socket --version --help -h"
         else
-            _vaultctl_complete "get set add delete list status lock unlock passwd token login signup reset-password logout session aws kubeconfig doctor migrate version help rm ls"
+            _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig doctor migrate version help rm ls"
         fi
     elif [[ -n $subcommands ]]; then
         _vaultctl_complete "$subcommands"
@@ -79,9 +81,10 @@ _vaultctl() {
     else
         case "$command $positionals" in
             "get 0"|"set 0"|"add 0"|"delete 0"|"list 0"|"token 0"|"logout 0"|"session import 0"|"kubeconfig 0") _vaultctl_complete :services ;;
+            "run 0") _vaultctl_complete :files ;;
             "login 0") _vaultctl_complete "oauth2 supabase firebase" ;;
             "signup 0"|"reset-password 0") _vaultctl_complete "supabase firebase" ;;
-            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token login signup reset-password logout session aws kubeconfig doctor migrate version help" ;;
+            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig doctor migrate version help" ;;
         esac
     fi
 }

@@ -57,6 +57,10 @@ function __vaultctl_valued
             printf '%s\n' --label --comment
         case 'token'
             printf '%s\n' --min-ttl --format --env-name
+        case 'run'
+            printf '%s\n' --env-file --on-refresh
+        case 'inject'
+            printf '%s\n' --in-file --out-file --mode --command
         case 'login'
             printf '%s\n' --token-endpoint --username --client-id --client-secret-file --scope --service --account --url --anon-key --api-key --email --min-password-length --revocation-endpoint --device-endpoint
         case 'signup'
@@ -116,6 +120,9 @@ complete -c vaultctl -n "__vaultctl_using ''" -a lock -d 'drop keys from vaultd\
 complete -c vaultctl -n "__vaultctl_using ''" -a unlock -d 'unlock (prompt, or passphrase on stdin)'
 complete -c vaultctl -n "__vaultctl_using ''" -a passwd -d 'change the passphrase (prompts, or two lines on stdin)'
 complete -c vaultctl -n "__vaultctl_using ''" -a token -d 'print a valid access token, refreshed when needed'
+complete -c vaultctl -n "__vaultctl_using ''" -a read -d 'print what a vault:// reference names'
+complete -c vaultctl -n "__vaultctl_using ''" -a run -d 'run COMMAND with vault:// references in its environment resolved'
+complete -c vaultctl -n "__vaultctl_using ''" -a inject -d 'fill {{ vault://... }} placeholders of a template'
 complete -c vaultctl -n "__vaultctl_using ''" -a login -d 'sign in and keep the session (password: prompt or stdin)'
 complete -c vaultctl -n "__vaultctl_using ''" -a signup -d 'sign up and keep the session; the password is asked twice'
 complete -c vaultctl -n "__vaultctl_using ''" -a reset-password -d 'ask the provider to email a password reset link'
@@ -144,6 +151,15 @@ complete -c vaultctl -n "__vaultctl_using 'token'" -l min-ttl -x -d 'refresh fir
 complete -c vaultctl -n "__vaultctl_using 'token'" -l format -x -a 'raw json env header exec-credential' -d 'raw (the default), json, env (export NAME=...), header (Authorization: ...) or exec-credential (kubectl)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l env-name -x -d 'the variable --format env sets (default ACCESS_TOKEN)'
 complete -c vaultctl -n "__vaultctl_at 0 'token' 'logout' 'kubeconfig'" -x -a '(__vaultctl_services)' -d 'the session\'s service'
+complete -c vaultctl -n "__vaultctl_using 'run'" -l env-file -r -F -d 'dotenv lines (KEY=VALUE, export, quotes, # comments) to add; references allowed'
+complete -c vaultctl -n "__vaultctl_using 'run'" -l no-masking -d 'pass COMMAND\'s output through untouched, secrets included'
+complete -c vaultctl -n "__vaultctl_using 'run'" -l on-refresh -x -d 'restart, or a signal (HUP, USR1, ...) sent after the VAR_FILE files are rewritten'
+complete -c vaultctl -n "__vaultctl_at 0 'run'" -r -F -d 'the program to run (looked up in PATH); after it, every word is its own'
+complete -c vaultctl -n "__vaultctl_using 'inject'" -l in-file -r -F -d 'the template (also -i)'
+complete -c vaultctl -n "__vaultctl_using 'inject'" -l out-file -r -F -d 'where to write the result (also -o; default: stdout)'
+complete -c vaultctl -n "__vaultctl_using 'inject'" -l mode -x -d 'OUT\'s permissions in octal (default 0600)'
+complete -c vaultctl -n "__vaultctl_using 'inject'" -l watch -d 'write OUT again whenever a referenced token is refreshed (needs --out-file)'
+complete -c vaultctl -n "__vaultctl_using 'inject'" -l command -x -d 'with --watch: a shell command to run after each rewrite'
 complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'session import'" -l token-endpoint -x -d 'OAuth 2.0: the token endpoint'
 complete -c vaultctl -n "__vaultctl_using 'login' 'signup'" -l username -x -d 'OAuth 2.0 password grant: the user'
 complete -c vaultctl -n "__vaultctl_using 'login' 'signup' 'session import'" -l client-id -x -d 'OAuth 2.0: the client\'s id'
@@ -168,4 +184,4 @@ complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l name -x -d 'the user\
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l api-version -x -a 'v1 v1beta1' -d 'the exec plugin\'s apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)'
 complete -c vaultctl -n "__vaultctl_using 'doctor' 'migrate'" -l json -d 'print the report as JSON'
 complete -c vaultctl -n "__vaultctl_using 'migrate'" -l to -x -a 'file secret-service' -d 'the store to move to'
-complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token login signup reset-password logout session aws kubeconfig doctor migrate version help' -d 'the command to explain'
+complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig doctor migrate version help' -d 'the command to explain'

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -27,17 +29,24 @@ int vault_disable_core_dumps(void) {
     return 0;
 }
 
+// Initializes both; on failure destroys what was made and returns -1 with errno set.
+static int spawn_begin(posix_spawn_file_actions_t *actions, posix_spawnattr_t *attributes) {
+    int result;
+    if ((result = posix_spawn_file_actions_init(actions)) != 0) { errno = result; return -1; }
+    if ((result = posix_spawnattr_init(attributes)) != 0) {
+        posix_spawn_file_actions_destroy(actions);
+        errno = result;
+        return -1;
+    }
+    return 0;
+}
+
 pid_t vault_spawn_detached(const char *path, char *const argv[], char *const envp[], int stderr_fd) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     pid_t pid = -1;
     int result;
-    if ((result = posix_spawn_file_actions_init(&actions)) != 0) { errno = result; return -1; }
-    if ((result = posix_spawnattr_init(&attributes)) != 0) {
-        posix_spawn_file_actions_destroy(&actions);
-        errno = result;
-        return -1;
-    }
+    if (spawn_begin(&actions, &attributes) != 0) return -1;
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
@@ -51,4 +60,76 @@ pid_t vault_spawn_detached(const char *path, char *const argv[], char *const env
     posix_spawnattr_destroy(&attributes);
     if (result != 0) { errno = result; return -1; }
     return pid;
+}
+
+int vault_pipe(int ends[2], int flags);
+
+static int signal_pipe_write_end = -1;
+// The signals vault_signal_pipe caught: the ones vault_spawn_command resets for the child.
+static sigset_t caught_signals;
+
+static void vault_signal_to_pipe(int number, siginfo_t *info, void *context) {
+    (void)context;
+    int saved = errno;
+    unsigned char byte = (unsigned char)number | (info != NULL && info->si_code == SI_KERNEL ? 0x80 : 0);
+    // Non-blocking: a full pipe drops the byte rather than blocking inside a handler.
+    ssize_t ignored = write(signal_pipe_write_end, &byte, 1);
+    (void)ignored;
+    errno = saved;
+}
+
+int vault_signal_pipe(const int *signals, int count) {
+    int ends[2];
+    if (vault_pipe(ends, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+    signal_pipe_write_end = ends[1];
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = vault_signal_to_pipe;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&action.sa_mask);
+    sigemptyset(&caught_signals);
+    for (int i = 0; i < count; i++) {
+        struct sigaction current;
+        // One ignored on entry (nohup's SIGHUP) stays ignored, for us and the child.
+        if (sigaction(signals[i], NULL, &current) != 0) return -1;
+        if (current.sa_handler == SIG_IGN && signals[i] != SIGCHLD) continue;
+        if (sigaction(signals[i], &action, NULL) != 0) return -1;
+        sigaddset(&caught_signals, signals[i]);
+    }
+    // A parent may have left them blocked (Foundation's Process does): they must arrive.
+    if (sigprocmask(SIG_UNBLOCK, &caught_signals, NULL) != 0) return -1;
+    return ends[0];
+}
+
+pid_t vault_spawn_command(const char *file, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    pid_t pid = -1;
+    int result;
+    if (spawn_begin(&actions, &attributes) != 0) return -1;
+    if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
+    if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    sigset_t none, defaults = caught_signals;
+    sigemptyset(&none);
+    sigaddset(&defaults, SIGPIPE);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    result = posix_spawnp(&pid, file, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (result != 0) { errno = result; return -1; }
+    return pid;
+}
+
+int vault_pipe(int ends[2], int flags) {
+    return pipe2(ends, flags);
+}
+
+int vault_unblock_signals(const int *signals, int count) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+    return sigprocmask(SIG_UNBLOCK, &set, NULL);
 }

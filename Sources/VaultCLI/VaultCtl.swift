@@ -60,6 +60,9 @@ public enum VaultCtl {
         case .awsSet: try commands.awsSet(arguments)
         case .awsCredentialProcess: try commands.awsCredentialProcess(arguments)
         case .kubeconfig: try commands.kubeconfig(arguments)
+        case .read: try commands.read(arguments)
+        case .run: exit(try commands.run(arguments))
+        case .inject: try commands.inject(arguments)
         case .doctor: if try !commands.doctor(arguments) { exit(ExitCode.failure.rawValue) }
         case .migrate: try commands.migrate(arguments)
         case .version: Output.line("vaultctl \(VaultVersion.string)")

@@ -15,11 +15,13 @@ final class PythonFixture: @unchecked Sendable {
     let info: [String: Any]
     let base: String
 
-    init(_ script: String, in vault: VaultHarness) throws {
+    /// `environment`: variables added to the fixture's (OAUTH_TOKEN_SECONDS for oauth_server.py).
+    init(_ script: String, in vault: VaultHarness, environment: [String: String] = [:]) throws {
         let state = vault.root + "/" + script
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         process.executableURL = URL(fileURLWithPath: Self.packageRoot + "/.venv/bin/python")
         process.arguments = [Self.packageRoot + "/Tests/Fixtures/" + script, state]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = stdin
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

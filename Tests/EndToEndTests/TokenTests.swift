@@ -12,8 +12,9 @@ final class OAuthServer: @unchecked Sendable {
     let clientID: String
     let clientSecretFile: String
 
-    init(_ vault: VaultHarness) throws {
-        fixture = try PythonFixture("oauth_server.py", in: vault)
+    /// `tokenSeconds`: the access tokens' lifetime, when not the fixture's 3 seconds.
+    init(_ vault: VaultHarness, tokenSeconds: Int? = nil) throws {
+        fixture = try PythonFixture("oauth_server.py", in: vault, environment: tokenSeconds.map { ["OAUTH_TOKEN_SECONDS": String($0)] } ?? [:])
         clientID = fixture.info["client_id"] as? String ?? ""
         clientSecretFile = vault.root + "/oauth-client-secret"
         FileManager.default.createFile(atPath: clientSecretFile, contents: Data("vault-test-client-secret\n".utf8), attributes: [.posixPermissions: 0o600])

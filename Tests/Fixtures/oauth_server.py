@@ -3,7 +3,7 @@
 
 Usage: oauth_server.py STATE_DIR
 Writes STATE_DIR/server.json ({"port", "client_id", "client_secret", "username", "password"})
-once it listens. Access tokens live 3 seconds; refresh tokens rotate (no grace period).
+once it listens. Access tokens live 3 seconds (OAUTH_TOKEN_SECONDS in the environment: that many); refresh tokens rotate (no grace period).
 GET /count answers {"token": N}: how many requests reached the token endpoint.
 POST /__hold?seconds=S makes every later token request wait S seconds before django answers it
 (a slow server, so that simultaneous refreshes overlap).
@@ -32,7 +32,7 @@ settings.configure(
     USE_TZ=True,
     PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
     OAUTH2_PROVIDER={
-        "ACCESS_TOKEN_EXPIRE_SECONDS": 3,
+        "ACCESS_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_TOKEN_SECONDS", "3")),
         "ROTATE_REFRESH_TOKEN": True,
         "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
     },

@@ -182,23 +182,27 @@ import VaultCLI
     @Test func everyCommandRunsWithEveryOptionItDeclares() throws {
         let table = CommandTable.vaultctl
         for spec in table.allSpecs where !spec.isGroup && spec.command != .help {
-            var arguments = spec.path
+            var positionals: [String] = []
+            var options: [String] = []
             var expected = ParsedArguments()
             for positional in spec.positionals {
                 let value = positional.choices.first ?? positional.name.lowercased()
-                arguments.append(value)
+                positionals.append(value)
                 expected.positionals.append(value)
             }
             for option in spec.options {
                 if option.takesValue {
                     let value = option.choices.last ?? "value-of-\(option.name)"
-                    arguments += [option.spelling, value]
+                    options += [option.spelling, value]
                     expected.options[option.name] = value
+                    if option.isRepeatable { expected.repeated[option.name] = [value] }
                 } else {
-                    arguments.append(option.spelling)
+                    options.append(option.spelling)
                     expected.flags.insert(option.name)
                 }
             }
+            // After a variadic command's first positional, every word is the command's own.
+            let arguments = spec.path + (spec.wordsBeforeVariadic == nil ? positionals + options : options + positionals)
             let invocation = try parser.parse(arguments)
             #expect(invocation.action == .run(try #require(spec.command), expected), "\(arguments)")
         }
@@ -234,5 +238,33 @@ import VaultCLI
         #expect(usageError("frobnicate")?.message == "unknown command 'frobnicate'")
         #expect(usageError("x")?.message == "unknown command 'x'")
         #expect(usageError("get", "s", "a", "--zzzzzz")?.message == "unknown option '--zzzzzz'")
+    }
+}
+
+@Suite struct RunAndInjectParsingTests {
+    let parser = CommandParser()
+
+    func parsed(_ arguments: String...) throws -> ParsedArguments? {
+        guard case .run(_, let parsed) = try parser.parse(arguments).action else { return nil }
+        return parsed
+    }
+
+    @Test func everythingAfterTheCommandOrDashDashIsUntouched() throws {
+        let afterDashes = try parsed("run", "--env-file", "a.env", "--env-file=b.env", "--", "env", "--help", "--socket", "x", "--", "-h")
+        #expect(afterDashes?.positionals == ["env", "--help", "--socket", "x", "--", "-h"])
+        #expect(afterDashes?.repeated["env-file"] == ["a.env", "b.env"] && afterDashes?.options["env-file"] == "b.env")
+        let bare = try parsed("run", "--no-masking", "printenv", "--on-refresh", "restart")
+        #expect(bare?.positionals == ["printenv", "--on-refresh", "restart"] && bare?.flags == ["no-masking"] && bare?.options.isEmpty == true)
+        #expect(throws: UsageError.self) { try parser.parse(["run"]) }
+        #expect(throws: UsageError.self) { try parser.parse(["run", "--"]) }
+        #expect(throws: UsageError.self) { try parser.parse(["run", "--bogus", "--", "x"]) }
+    }
+
+    @Test func injectShortOptions() throws {
+        let inject = try parsed("inject", "-i", "t.tpl", "-o", "out", "--mode", "0640", "--watch")
+        #expect(inject?.options == ["in-file": "t.tpl", "out-file": "out", "mode": "0640"] && inject?.flags == ["watch"])
+        #expect(throws: UsageError.self) { try parser.parse(["inject", "-i"]) }
+        #expect(throws: UsageError.self) { try parser.parse(["inject", "-x", "y"]) }
+        #expect(throws: UsageError.self) { try parser.parse(["read"]) }
     }
 }

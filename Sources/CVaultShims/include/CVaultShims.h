@@ -16,4 +16,25 @@ int vault_disable_core_dumps(void);
 /// Returns the pid, or -1 with errno set.
 pid_t vault_spawn_detached(const char *path, char *const argv[], char *const envp[], int stderr_fd);
 
+/// For `vaultctl run`: installs a handler for each of `signals` that writes one byte to a pipe and
+/// returns the pipe's read end (both ends close-on-exec and non-blocking), or -1 with errno set.
+/// The byte is the signal's number, plus 128 when the kernel sent it (si_code SI_KERNEL: the
+/// terminal's ^C, ^\ and window changes, which reach the whole foreground process group). A
+/// signal ignored on entry (nohup's SIGHUP) is left ignored, except SIGCHLD; the others are
+/// unblocked in the calling thread, whatever mask the parent left.
+int vault_signal_pipe(const int *signals, int count);
+
+/// Starts `file` (looked up in PATH as execvp does) with `argv` and exactly `envp`, in the
+/// caller's process group, with an empty signal mask and the default action for SIGPIPE and
+/// every signal vault_signal_pipe caught; stdout and stderr on `stdout_fd` and `stderr_fd` when not
+/// negative, inherited otherwise; every other descriptor from 3 up closed. Returns the pid, or -1
+/// with errno set (ENOENT: no such program).
+pid_t vault_spawn_command(const char *file, char *const argv[], char *const envp[], int stdout_fd, int stderr_fd);
+
+/// Unblocks `signals` in the calling thread (a parent may have left them blocked). 0 or -1.
+int vault_unblock_signals(const int *signals, int count);
+
+/// pipe2(2), which Swift's Glibc module does not export: `flags` O_CLOEXEC, O_NONBLOCK.
+int vault_pipe(int ends[2], int flags);
+
 #endif

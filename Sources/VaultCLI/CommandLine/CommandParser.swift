@@ -1,9 +1,11 @@
 /// Parses a command line (without the program's name) against a `CommandTable`.
 ///
 /// The rules: the first word names the command (or an alias: `rm`, `ls`), a group's next word its
-/// subcommand (`session import`). Options are `--name value` or `--name=value`; a switch takes no
+/// subcommand (`session import`). Options are `--name value` or `--name=value` (or `-n value`
+/// for one with a short name); a switch takes no
 /// value, and an option with choices takes one of them. `--` ends the options: every word after
-/// it is a positional, and so is a lone `-`. The table's global options (`--socket PATH`) may come
+/// it is a positional, and so is a lone `-`; so is every word after the positionals that come
+/// before a variadic one (`run COMMAND [ARGS...]`: `run env --help` runs `env --help`). The table's global options (`--socket PATH`) may come
 /// anywhere before `--`, before or after the command; given twice, the last one wins, as for any
 /// option. The positionals must be as many as the command accepts, and one with choices one of
 /// them. `help`, `--help`, `-h`, `help COMMAND` and `COMMAND --help` (or `-h`) ask for help;
@@ -46,6 +48,7 @@ public struct CommandParser: Sendable {
         var parsed = ParsedArguments()
         var onlyPositionals = false
         while let word = remaining.popFirst() {
+            if let before = spec.wordsBeforeVariadic, parsed.positionals.count >= max(before, 1) { onlyPositionals = true }
             if onlyPositionals || !word.hasPrefix("-") || word == "-" {
                 parsed.positionals.append(word)
             } else if word == "--" {
@@ -56,6 +59,7 @@ public struct CommandParser: Sendable {
                 globals[option.name] = value
             } else if let (option, value) = try option(word, among: spec.options, from: &remaining, in: spec) {
                 if let value { parsed.options[option.name] = value } else { parsed.flags.insert(option.name) }
+                if let value, option.isRepeatable { parsed.repeated[option.name, default: []].append(value) }
             } else {
                 let typed = Self.optionName(word)
                 let known = (spec.options + table.globalOptions).map(\.name)
@@ -78,8 +82,10 @@ public struct CommandParser: Sendable {
     /// (taken from the next word when not inline), or nil for a switch. Nil when it is none of them.
     private func option(_ word: String, among options: [OptionSpec], from remaining: inout ArraySlice<String>,
                         in spec: CommandSpec?) throws(UsageError) -> (OptionSpec, String?)? {
-        guard let name = Self.optionName(word), let option = options.first(where: { $0.name == name }) else { return nil }
-        let inline = word.firstIndex(of: "=").map { String(word[word.index(after: $0)...]) }
+        let short = word.count == 2 && word.hasPrefix("-") ? options.first { $0.shortName.map { "-\($0)" } == word } : nil
+        guard let option = short ?? Self.optionName(word).flatMap({ name in options.first { $0.name == name } }) else { return nil }
+        let name = option.name
+        let inline = short == nil ? word.firstIndex(of: "=").map { String(word[word.index(after: $0)...]) } : nil
         guard option.takesValue else {
             guard inline == nil else { throw UsageError(message: "--\(name) takes no value", command: spec?.displayName) }
             return (option, nil)

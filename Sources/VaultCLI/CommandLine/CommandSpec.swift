@@ -68,7 +68,13 @@ public struct CommandSpec: Sendable, Equatable {
 
     /// How many positionals it accepts.
     public var positionalCount: ClosedRange<Int> {
-        positionals.filter { !$0.isOptional }.count...positionals.count
+        positionals.filter { !$0.isOptional }.count...(positionals.last?.isVariadic == true ? Int.max : positionals.count)
+    }
+
+    /// How many positionals come before a variadic one, after which every word is a positional;
+    /// nil when the command has none.
+    public var wordsBeforeVariadic: Int? {
+        positionals.last?.isVariadic == true ? positionals.count - 1 : nil
     }
 
     /// The positionals as `ParsedArguments.expect` names them: "SERVICE [ACCOUNT]",

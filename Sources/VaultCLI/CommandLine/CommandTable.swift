@@ -152,6 +152,55 @@ extension CommandTable {
                     OptionSpec("env-name", value: "NAME", help: "the variable --format env sets (default ACCESS_TOKEN)"),
                 ]),
             CommandSpec(
+                .read, summary: "print what a vault:// reference names",
+                discussion: """
+                    Print the value a secret reference names: vault://SERVICE/ACCOUNT is the item's secret, or
+                    a sign-in session's current access token (refreshed by vaultd when needed); vault://SERVICE
+                    the one item or session of SERVICE; ?field=NAME a field (a session's access_token,
+                    token_type or expires_at; a key of an item whose secret is a JSON object). A newline
+                    follows only on a terminal.
+                    """,
+                positionals: [PositionalSpec("REFERENCE", help: "vault://SERVICE[/ACCOUNT][?field=NAME], percent-encoded")]),
+            CommandSpec(
+                .run, summary: "run COMMAND with vault:// references in its environment resolved",
+                discussion: """
+                    Run COMMAND with exactly the environment given, the lines of each --env-file applied on top
+                    (later ones win), every value that is a vault:// reference replaced by what it names. All
+                    references are resolved before COMMAND starts; one that fails is an error and COMMAND is not
+                    started. INT, TERM, HUP, QUIT, USR1, USR2 and WINCH are forwarded; the exit status is
+                    COMMAND's, 128+N when a signal N killed it. When stdout or stderr is not a terminal, the
+                    resolved secrets in what COMMAND writes there are replaced with <concealed by vault>.
+                    --on-refresh restart restarts COMMAND (TERM, 10 s, then KILL) when a referenced session's
+                    token is refreshed; --on-refresh SIGNAL rewrites the file named by VAR_FILE for each
+                    variable VAR that references a session, then sends COMMAND SIGNAL.
+                    """,
+                positionals: [
+                    PositionalSpec("COMMAND", completion: .files, help: "the program to run (looked up in PATH); after it, every word is its own"),
+                    PositionalSpec("ARGS", optional: true, variadic: true, help: "COMMAND's arguments, passed untouched"),
+                ],
+                options: [
+                    OptionSpec("env-file", value: "FILE", completion: .files, repeatable: true,
+                               help: "dotenv lines (KEY=VALUE, export, quotes, # comments) to add; references allowed"),
+                    .flag("no-masking", help: "pass COMMAND's output through untouched, secrets included"),
+                    OptionSpec("on-refresh", value: "ACTION",
+                               help: "restart, or a signal (HUP, USR1, ...) sent after the VAR_FILE files are rewritten"),
+                ]),
+            CommandSpec(
+                .inject, summary: "fill {{ vault://... }} placeholders of a template",
+                discussion: """
+                    Replace each {{ REFERENCE }} in TEMPLATE with what it names, and write the result to OUT,
+                    created with --mode (default 0600) by an atomic replace, or to stdout. A reference that
+                    fails leaves OUT untouched. --watch keeps running: after a referenced session's token is
+                    refreshed, OUT is written again and --command runs (through /bin/sh -c).
+                    """,
+                options: [
+                    OptionSpec("in-file", value: "TEMPLATE", completion: .files, short: "i", help: "the template (also -i)"),
+                    OptionSpec("out-file", value: "OUT", completion: .files, short: "o", help: "where to write the result (also -o; default: stdout)"),
+                    OptionSpec("mode", value: "MODE", help: "OUT's permissions in octal (default 0600)"),
+                    .flag("watch", help: "write OUT again whenever a referenced token is refreshed (needs --out-file)"),
+                    OptionSpec("command", value: "COMMAND", help: "with --watch: a shell command to run after each rewrite"),
+                ]),
+            CommandSpec(
                 .login, summary: "sign in and keep the session (password: prompt or stdin)",
                 discussion: """
                     Sign in and keep the session in the vault, for 'vaultctl token'. The password comes from a

@@ -67,7 +67,10 @@ public struct HelpFormatter: Sendable {
     /// one with the positionals and every option.
     func synopses(of spec: CommandSpec) -> [[String]] {
         guard !spec.forms.isEmpty else {
-            return [spec.path + spec.positionals.map(\.synopsis) + spec.options.map { "[\($0.synopsis)]" }]
+            let options = spec.options.map { "[\($0.synopsis)]" }
+            // After a variadic command's first positional every word is its own: options go first.
+            if spec.wordsBeforeVariadic != nil { return [spec.path + options + ["[--]"] + spec.positionals.map(\.synopsis)] }
+            return [spec.path + spec.positionals.map(\.synopsis) + options]
         }
         return spec.forms.map { form in
             spec.path + form.words

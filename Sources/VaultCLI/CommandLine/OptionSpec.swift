@@ -12,10 +12,18 @@ public struct OptionSpec: Sendable, Equatable {
     public var completion: ValueCompletion
     /// One line for `vaultctl help COMMAND` and the shells' descriptions.
     public var help: String
+    /// May be given more than once, every value kept in order (`ParsedArguments.repeated`), as
+    /// `run --env-file A --env-file B`; otherwise the last one given wins.
+    public var isRepeatable: Bool
+    /// A one-letter spelling, `-i` for `--in-file`: the word alone, its value the next word.
+    public var shortName: Character?
 
     /// An option that takes a value.
-    public init(_ name: String, value valueName: String, choices: [String] = [], completion: ValueCompletion = .nothing, help: String) {
+    public init(_ name: String, value valueName: String, choices: [String] = [], completion: ValueCompletion = .nothing,
+                repeatable: Bool = false, short shortName: Character? = nil, help: String) {
         self.name = name
+        self.shortName = shortName
+        self.isRepeatable = repeatable
         self.valueName = valueName
         self.choices = choices
         self.completion = completion
@@ -26,6 +34,7 @@ public struct OptionSpec: Sendable, Equatable {
     public static func flag(_ name: String, help: String) -> OptionSpec {
         var option = OptionSpec(name, value: "", help: help)
         option.valueName = nil
+        option.isRepeatable = false
         return option
     }
 
@@ -34,9 +43,9 @@ public struct OptionSpec: Sendable, Equatable {
     /// "--name" as typed.
     public var spelling: String { "--" + name }
 
-    /// "--json", "--label LABEL", "--format raw|json|env|header|exec-credential".
+    /// "--json", "--label LABEL", "--format raw|json|env|header|exec-credential", "--env-file FILE...".
     public var synopsis: String {
         guard let valueName else { return spelling }
-        return spelling + " " + (choices.isEmpty ? valueName : choices.joined(separator: "|"))
+        return spelling + " " + (choices.isEmpty ? valueName : choices.joined(separator: "|")) + (isRepeatable ? "..." : "")
     }
 }

@@ -7,14 +7,17 @@ public struct ParsedArguments: Sendable, Equatable {
     public var options: [String: String]
     /// The switches given, by name without dashes.
     public var flags: Set<String>
+    /// Every value of a repeatable option, in the order given (`options` holds the last one).
+    public var repeated: [String: [String]]
 
     /// So handlers can keep throwing `ParsedArguments.UsageError(message: ...)`.
     public typealias UsageError = VaultCLI.UsageError
 
-    public init(positionals: [String] = [], options: [String: String] = [:], flags: Set<String> = []) {
+    public init(positionals: [String] = [], options: [String: String] = [:], flags: Set<String> = [], repeated: [String: [String]] = [:]) {
         self.positionals = positionals
         self.options = options
         self.flags = flags
+        self.repeated = repeated
     }
 
     /// A usage error unless `count` positionals were given; `names` says which ("SERVICE [ACCOUNT]").

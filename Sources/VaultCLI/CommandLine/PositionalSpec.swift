@@ -10,18 +10,24 @@ public struct PositionalSpec: Sendable, Equatable {
     public var completion: ValueCompletion
     /// One line for `vaultctl help COMMAND`.
     public var help: String
+    /// Takes every word that is left (`run COMMAND [ARGS...]`); only the last positional may.
+    /// The parser stops looking for options once the positionals before it are given, so the
+    /// words of a command (`run env --help`) reach it untouched, as after `--`.
+    public var isVariadic: Bool
 
-    public init(_ name: String, optional: Bool = false, choices: [String] = [], completion: ValueCompletion = .nothing, help: String) {
+    public init(_ name: String, optional: Bool = false, variadic: Bool = false, choices: [String] = [],
+                completion: ValueCompletion = .nothing, help: String) {
         self.name = name
         self.isOptional = optional
+        self.isVariadic = variadic
         self.choices = choices
         self.completion = completion
         self.help = help
     }
 
-    /// "SERVICE", "[ACCOUNT]", "oauth2|supabase|firebase".
+    /// "SERVICE", "[ACCOUNT]", "oauth2|supabase|firebase", "[ARGS...]".
     public var synopsis: String {
-        let word = choices.isEmpty ? name : choices.joined(separator: "|")
+        let word = (choices.isEmpty ? name : choices.joined(separator: "|")) + (isVariadic ? "..." : "")
         return isOptional ? "[\(word)]" : word
     }
 }

@@ -84,7 +84,7 @@ struct ZshCompletion {
     /// (-S: no options after `--`).
     private func leafBody(_ spec: CommandSpec) -> String {
         let positionals = spec.positionals.enumerated().map { index, positional in
-            Self.quote("\(index + 1):\(positional.isOptional ? ":" : "")\(positional.name.lowercased()):\(action(positional.values))")
+            Self.quote("\(positional.isVariadic ? "*" : String(index + 1)):\(positional.isOptional ? ":" : "")\(positional.name.lowercased()):\(action(positional.values))")
         }
         let arguments = (spec.options + table.globalOptions).map(option) + table.helpFlags.map(helpFlag) + positionals
         return "    _arguments -S \\\n" + arguments.map { "        " + $0 }.joined(separator: " \\\n")
