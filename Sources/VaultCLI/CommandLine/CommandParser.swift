@@ -133,7 +133,7 @@ public struct CommandParser: Sendable {
         if positionals.count < required.count {
             throw UsageError(message: "missing \(CommandSpec.describe(required[positionals.count...]))", command: spec.displayName)
         }
-        if positionals.count > spec.positionals.count {
+        if positionals.count > spec.positionalCount.upperBound {
             let expected = spec.positionalDescription
             let hint = spec.extraArgumentsHint.map { "; " + spec.filling($0, with: positionals) } ?? ""
             throw UsageError(message: "too many arguments (expected \(expected))" + hint, command: spec.displayName)
