@@ -69,7 +69,7 @@ struct SupabaseSwiftSession: Codable, Equatable {
         let daemon = try Daemon()
         let storage = storage(daemon)
         let original = session()
-        // Called from a task, as supabase-swift does: the wait is off the cooperative pool's I/O.
+        // Called from a task (the cooperative pool), as supabase-swift may: the I/O runs on the storage's queue.
         try storage.store(key: Self.key, value: try SupabaseSwiftSession.encoder().encode(original))
         #expect(try SupabaseSwiftSession.decoded(try storage.retrieve(key: Self.key)) == original)
 
