@@ -86,6 +86,13 @@ let package = Package(
             path: "Tests/Helpers/vault-store-tool"
         ),
 
+        // Test-only driver: one process of a program sharing VaultAuthStorage with others.
+        .executableTarget(
+            name: "vault-auth-storage-tool",
+            dependencies: ["VaultClient"],
+            path: "Tests/Helpers/vault-auth-storage-tool"
+        ),
+
         // What several test targets share: temporary directories, the built products.
         .target(name: "VaultTestSupport", path: "Tests/VaultTestSupport"),
 
@@ -99,7 +106,7 @@ let package = Package(
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
-        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "vault-store-tool", "git-credential-vault", "docker-credential-vault", "VaultClient", "VaultCore", "VaultTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "vault-store-tool", "git-credential-vault", "docker-credential-vault", "vault-auth-storage-tool", "VaultClient", "VaultCore", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,10 @@
 Usage: oauth_server.py STATE_DIR
 Writes STATE_DIR/server.json ({"port", "client_id", "client_secret", "username", "password"})
 once it listens. Access tokens live 3 seconds (OAUTH_TOKEN_SECONDS in the environment: that many); refresh tokens rotate (no grace period).
-GET /count answers {"token": N}: how many requests reached the token endpoint.
+GET /count answers {"token": N, "resource": M}: how many requests reached the token endpoint and
+the two test resources. GET /api/resource answers 200 for the newest access token the server
+issued and 401 for any other (expiry is not checked: a loaded test machine may take longer than
+a token's lifetime to use it); GET /api/reject answers 401 always.
 POST /__hold?seconds=S makes every later token request wait S seconds before django answers it
 (a slow server, so that simultaneous refreshes overlap).
 Loopback only; stops when its parent closes its stdin.
@@ -59,10 +62,23 @@ application = Application.objects.create(
     user=user,
 )
 
-counts = {"token": 0}
+counts = {"token": 0, "resource": 0}
 hold = {"seconds": 0.0}
 lock = threading.Lock()
 django_app = WSGIHandler()
+
+
+def resource(environ, start_response):
+    """A protected resource: only the newest access token is accepted (/api/reject: none)."""
+    from oauth2_provider.models import AccessToken
+
+    with lock:
+        counts["resource"] += 1
+    presented = environ.get("HTTP_AUTHORIZATION", "").removeprefix("Bearer ")
+    newest = AccessToken.objects.order_by("-id").first()
+    accepted = environ.get("PATH_INFO") == "/api/resource" and newest is not None and newest.token == presented
+    start_response("200 OK" if accepted else "401 Unauthorized", [("Content-Type", "application/json")])
+    return [b'{"ok": true}' if accepted else b'{"error": "invalid_token"}']
 
 
 def app(environ, start_response):
@@ -76,6 +92,8 @@ def app(environ, start_response):
             hold["seconds"] = float(environ.get("QUERY_STRING", "").partition("seconds=")[2] or 0)
         start_response("200 OK", [("Content-Type", "application/json")])
         return [b"{}"]
+    if environ.get("PATH_INFO") in ("/api/resource", "/api/reject"):
+        return resource(environ, start_response)
     if environ.get("PATH_INFO") == "/o/token/":
         with lock:
             counts["token"] += 1
