@@ -48,4 +48,16 @@ enum JSONValue: Codable, Equatable, Sendable {
         if case .number(let value) = self { return value }
         return nil
     }
+
+    /// The value as a reference hands it on (`vault://S/A?field=K`): a string as it is, a
+    /// number, a boolean or null as JSON; nil for an object or an array, which are not values.
+    var scalarText: String? {
+        switch self {
+        case .string(let value): value
+        case .null: "null"
+        case .bool(let value): value ? "true" : "false"
+        case .number(let value): value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .array, .object: nil
+        }
+    }
 }

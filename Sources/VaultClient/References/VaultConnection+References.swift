@@ -81,34 +81,9 @@ extension VaultConnection {
         guard let value = object[field] else {
             throw VaultClientError(code: .notFound, message: "\(reference): the item's JSON has no key '\(SecretReference.shown(field, quoted: false))'")
         }
-        guard case .scalar(let text) = value else {
+        guard let text = value.scalarText else {
             throw VaultClientError(code: .badRequest, message: "\(reference): the key '\(SecretReference.shown(field, quoted: false))' holds an object or an array, not a value")
         }
         return SecretBytes(utf8: text)
-    }
-}
-
-/// One value of a JSON object, enough to hand a field on: a string as it is, a number, a boolean
-/// or null as JSON; an object or an array is not a value a reference can select.
-enum JSONValue: Decodable, Sendable {
-    case scalar(String)
-    case nested
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let string = try? container.decode(String.self) {
-            self = .scalar(string)
-        } else if container.decodeNil() {
-            self = .scalar("null")
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .scalar(bool ? "true" : "false")
-        } else if let integer = try? container.decode(Int64.self) {
-            self = .scalar(String(integer))
-        } else if let number = try? container.decode(Double.self) {
-            self = .scalar(String(number))
-        } else {
-            _ = try? container.decode([JSONValue].self)
-            self = .nested
-        }
     }
 }
