@@ -21,7 +21,7 @@ from fixture_server import JSONHandler, serve
 from urllib.parse import parse_qs, urlparse
 
 ACCESS_LIFETIME = 2
-REUSE_INTERVAL = 2.0
+REUSE_INTERVAL = float(os.environ.get("SUPABASE_REUSE_SECONDS", "2"))  # hosted Supabase: 10
 ANON_KEY = "anon-" + secrets.token_hex(8)
 
 lock = threading.Lock()
