@@ -60,6 +60,11 @@ public enum VaultCtl {
         case .awsSet: try commands.awsSet(arguments)
         case .awsCredentialProcess: try commands.awsCredentialProcess(arguments)
         case .kubeconfig: try commands.kubeconfig(arguments)
+        case .allow: try commands.allow(arguments)
+        case .disallow: try commands.disallow(arguments)
+        case .rules: try commands.rules(arguments)
+        case .approve: try commands.approve(arguments)
+        case .audit: try commands.audit(arguments)
         case .doctor: if try !commands.doctor(arguments) { exit(ExitCode.failure.rawValue) }
         case .migrate: try commands.migrate(arguments)
         case .version: Output.line("vaultctl \(VaultVersion.string)")

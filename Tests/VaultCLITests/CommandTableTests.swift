@@ -8,8 +8,8 @@ import VaultCLI
     /// command's options that take a value, its switches, and how many positionals it accepts.
     static let interface: [(CommandName, valued: Set<String>, switches: Set<String>, positionals: ClosedRange<Int>)] = [
         (.get, [], ["json"], 2...2),
-        (.set, ["label", "comment"], ["raw", "allow-empty"], 2...2),
-        (.add, ["label", "comment"], ["raw", "allow-empty"], 2...2),
+        (.set, ["label", "comment"], ["raw", "allow-empty", "confirm"], 2...2),
+        (.add, ["label", "comment"], ["raw", "allow-empty", "confirm"], 2...2),
         (.delete, [], [], 2...2),
         (.list, [], ["json"], 0...1),
         (.status, [], ["json"], 0...0),
@@ -25,6 +25,11 @@ import VaultCLI
         (.awsSet, [], [], 1...1),
         (.awsCredentialProcess, [], [], 1...1),
         (.kubeconfig, ["name", "api-version"], [], 1...2),
+        (.allow, [], [], 3...3),
+        (.disallow, [], [], 3...3),
+        (.rules, [], ["json"], 2...2),
+        (.approve, [], [], 0...0),
+        (.audit, ["since"], ["follow", "json"], 0...0),
         (.doctor, [], ["json"], 0...0),
         (.migrate, ["to"], ["json"], 0...0),
         (.version, [], [], 0...0),

@@ -10,6 +10,7 @@ public enum CommandName: String, CaseIterable, Sendable {
     case awsSet = "aws set"
     case awsCredentialProcess = "aws credential-process"
     case kubeconfig
+    case allow, disallow, rules, approve, audit
     case doctor, migrate, version
     /// Never returned in `Invocation.Action.run`: the parser answers `help` itself (`.help(text)`).
     case help

@@ -36,7 +36,13 @@ extension Commands {
             }
         }
         let (label, comment) = (arguments.options["label"], arguments.options["comment"])
-        if replacing {
+        if arguments.flags.contains("confirm") {
+            if replacing {
+                try vault.set(service: service, account: account, secret: secret, label: label, comment: comment, confirm: true)
+            } else {
+                try vault.add(service: service, account: account, secret: secret, label: label, comment: comment, confirm: true)
+            }
+        } else if replacing {
             try vault.set(service: service, account: account, secret: secret, label: label, comment: comment)
         } else {
             try vault.add(service: service, account: account, secret: secret, label: label, comment: comment)

@@ -7,6 +7,15 @@ import VaultStores
 
 /// status, migrate, doctor: the stores themselves.
 extension RequestDispatcher {
+    /// A migration's progress line: names only at debug (`--verbose`); at info, what happened
+    /// without the item ("copied 3 of 9").
+    private func logMigration(_ line: String) {
+        let steps = ["copied ", "removed ", "conflict", "left in place"]
+        let unnamed = steps.contains(where: line.hasPrefix) ? String(line.prefix { $0 != ":" }) : "collapsed an item's duplicates"
+        logger.info("migrate: \(unnamed)")
+        logger.debug("migrate: \(line)")
+    }
+
     func status() -> StatusBody {
         let reason = store.reasonChosen
         let (storeStatus, exists) = (try? store.perform { store in
@@ -38,15 +47,13 @@ extension RequestDispatcher {
             source = kind
             try unlockForMigration(passphrase: request.passphrase)
             logger.info("moving the items left in the \(kind.rawValue) store into the \(target.rawValue) store in use")
-            report = try store.absorb(from: other) { line in logger.info("migrate: \(line)") }
+            report = try store.absorb(from: other) { line in logMigration(line) }
         } else {
             source = current
             let destination = try catalog.openStore(target, passphrase: request.passphrase)
             logger.info("migrating every item from the \(source.rawValue) store to the \(target.rawValue) store")
             reason = "migrated from the \(source.rawValue) store by 'vaultctl migrate'"
-            report = try store.migrate(to: destination, reason: reason) { line in
-                logger.info("migrate: \(line)")
-            }
+            report = try store.migrate(to: destination, reason: reason) { line in logMigration(line) }
         }
         // The choice survives a restart: recorded in the configuration file.
         let recorded = recordBackend(target)
