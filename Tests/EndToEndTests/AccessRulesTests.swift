@@ -98,7 +98,7 @@ import VaultCore
     @Test func anApproverOnATerminalApprovesOnceThenForAPeriodThenDenies() throws {
         let vault = VaultHarness()
         #expect(try vault.ctl(["set", "svc", "guarded", "--confirm"], input: Array("needs-a-yes".utf8)).status == 0)
-        let first = try program(vault, "first-ctl"), second = try program(vault, "second-ctl")
+        let first = try program(vault, "first-ctl"), second = try program(vault, "second-ctl"), third = try program(vault, "third-ctl")
         // No approver running: refused at once, saying what to do.
         let started = Date()
         let alone = try vault.run([first, "get", "svc", "guarded"])
@@ -108,7 +108,7 @@ import VaultCore
         let transcript = vault.root + "/approver.txt"
         let driver = Process()
         driver.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        driver.arguments = [PythonFixture.packageRoot + "/Tests/Fixtures/approver_pty.py", VaultHarness.vaultctl, transcript, "o", "m 5", "d"]
+        driver.arguments = [PythonFixture.packageRoot + "/Tests/Fixtures/approver_pty.py", VaultHarness.vaultctl, transcript, "o", "m 5", "d", "a"]
         driver.environment = vault.environment
         let input = Pipe(), output = Pipe()
         driver.standardInput = input
@@ -132,19 +132,77 @@ import VaultCore
         let denied = try vault.run([second, "get", "svc", "guarded"])
         #expect(denied.status == 7 && denied.stderr.contains("the approver denied it"), "\(denied.stderr)")
 
+        // "always": a rule now names the second program.
+        let always = try vault.run([second, "get", "svc", "guarded"])
+        #expect(always.status == 0 && always.text == "needs-a-yes", "\(always.stderr)")
+        #expect(try vault.ctl("rules", "svc", "guarded").text.contains(second))
+
         let shown = (try? String(contentsOfFile: transcript, encoding: .utf8)) ?? ""
         #expect(shown.contains(first) && shown.contains(second) && shown.contains("svc (guarded)") && shown.contains(vault.root) && shown.contains("pid "), "\(shown)")
         #expect(!shown.contains("needs-a-yes"))
         try input.fileHandleForWriting.close()
         driver.waitUntilExit()
 
-        // The approver gone: the second program is refused at once again.
-        let gone = try vault.run([second, "get", "svc", "guarded"])
+        // The approver gone: a third program is refused at once; the rule still lets the second read.
+        let gone = try vault.run([third, "get", "svc", "guarded"])
         #expect(gone.status == 7 && gone.stderr.contains("no approver is running"), "\(gone.stderr)")
+        #expect(try vault.run([second, "get", "svc", "guarded"]).status == 0)
+        // On an item that needs confirmation, allowing a program needs the approver too.
+        let selfAllowed = try vault.run([third, "allow", "svc", "guarded", third])
+        #expect(selfAllowed.status == 7 && selfAllowed.stderr.contains("no approver is running"), "\(selfAllowed.stderr)")
+        #expect(!(try vault.ctl("rules", "svc", "guarded").text.contains(third)))
         let approvals = try records(vault).filter { $0["op"] as? String == "approve" }
         #expect(approvals.contains { $0["grant"] as? String == "approved once" })
         #expect(approvals.contains { $0["grant"] as? String == "approved for 5 minutes" })
         #expect(approvals.contains { $0["result"] as? String == "denied" && $0["exe"] as? String == second })
+    }
+
+    @Test func confirmAllGuardsEveryItemOfTheVault() throws {
+        let vault = VaultHarness()
+        _ = try vault.startDaemon(["--confirm-all"])
+        try vault.ctl("set", "plain", "item", input: "unmarked")
+        let refused = try vault.ctl("get", "plain", "item")
+        #expect(refused.status == 7 && refused.stderr.contains("no approver is running"), "\(refused.stderr)")
+        // A rule still lets its program through without asking.
+        let reader = try program(vault, "reader-ctl")
+        #expect(try vault.ctl("allow", "plain", "item", reader).status == 7, "allowing needs the approver too")
+    }
+
+    @Test func theGitHelperIsBoundByTheRulesLikeEveryCaller() throws {
+        let vault = VaultHarness()
+        let helper = GitCredentialHelperTests.helper
+        let environment = ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": vault.root + "/gitconfig"]
+        let credential = "protocol=https\nhost=git.example\nusername=alice\n"
+        #expect(try vault.run([helper, "store"], input: Array((credential + "password=git-secret\n").utf8), environment: environment).status == 0)
+        let service = "git:https://git.example"
+        let other = try program(vault, "other-ctl")
+        #expect(try vault.ctl("allow", service, "alice", other).status == 0)
+        let refused = try vault.run([helper, "get"], input: Array(credential.utf8), environment: environment)
+        #expect(!refused.text.contains("git-secret") && refused.stderr.contains("access denied"), "\(refused.status) \(refused.text) \(refused.stderr)")
+        #expect(try vault.ctl("allow", service, "alice", helper).status == 0)
+        let allowed = try vault.run([helper, "get"], input: Array(credential.utf8), environment: environment)
+        #expect(allowed.text.contains("password=git-secret"), "\(allowed.stderr)")
+        let audited = try records(vault).filter { $0["service"] as? String == service && $0["op"] as? String == "get" }
+        #expect(audited.suffix(2).map { $0["result"] as? String } == ["denied", "ok"], "\(audited)")
+    }
+
+    @Test func rulesAndTheAuditLogWorkWithTheSecretService() throws {
+        let vault = VaultHarness(passphraseFile: false)
+        let keyring = try PrivateKeyring(vault)
+        #expect(try vault.ctl("set", "svc", "ss", input: "from-keyring").status == 0)
+        #expect(try vault.ctl("status", "--json").text.contains(#""backend":"secret-service""#))
+        let allowed = try program(vault, "allowed-ctl"), other = try program(vault, "other-ctl")
+        #expect(try vault.ctl("allow", "svc", "ss", allowed).status == 0)
+        #expect(try vault.run([allowed, "get", "svc", "ss"]).text == "from-keyring")
+        #expect(try vault.run([other, "get", "svc", "ss"]).status == 7)
+        // The rules and the audit key are items of the collection, hidden from vault's list;
+        // other programs of the user can read them over D-Bus (docs/protocol.md says so).
+        #expect(!(try vault.ctl("list").text.contains("vault.access")))
+        #expect(try keyring.secretTool(["lookup", "service", "vault.access", "username", "rules"]).text.contains(allowed))
+        let audited = try records(vault).filter { $0["account"] as? String == "ss" && $0["op"] as? String == "get" }
+        #expect(audited.map { $0["result"] as? String } == ["ok", "denied"])
+        let directory = FileSystem.parentDirectory(of: vault.vaultFile)
+        #expect(!(try String(contentsOfFile: directory + "/audit.log", encoding: .utf8)).contains("svc"))
     }
 
     @Test func aRequestNobodyAnswersIsDeniedAtTheTimeout() throws {

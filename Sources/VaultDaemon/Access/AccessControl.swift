@@ -18,17 +18,21 @@ final class AccessControl: Sendable {
     let store: ActiveStore
     let broker: ApprovalBroker
     let audit: AuditLog
+    /// `--confirm-all`: every item needs the approver, as if each were marked `confirm`.
+    let confirmAll: Bool
     private let logger: Logger
     private let grants = Mutex([Grant]())
 
-    init(store: ActiveStore, directory: String, approvalTimeout: Double, logger: Logger) {
+    init(store: ActiveStore, directory: String, approvalTimeout: Double, confirmAll: Bool, logger: Logger) {
         self.store = store
+        self.confirmAll = confirmAll
         self.logger = logger
         broker = ApprovalBroker(timeout: approvalTimeout)
         audit = AuditLog(directory: directory)
     }
 
-    /// Throws `denied` unless the request's caller may read `item`: the item has no rules, a rule
+    /// Throws `denied` unless the request's caller may read `item`: the item has no rules (and
+    /// not `--confirm-all`), a rule
     /// names the caller's program (path and content), an approver's grant for a while covers
     /// it, or, for an item that needs confirmation, the approver says yes now.
     func checkRead(_ item: ItemKey, op: Operation, _ context: RequestContext) throws {
@@ -37,12 +41,12 @@ final class AccessControl: Sendable {
         let caller = context.caller
         let verdict = rules.verdict(for: item, caller: caller)
         switch verdict {
-        case .unguarded:
+        case .unguarded where !confirmAll:
             return
         case .allowed:
             context.grant = "rule"
             return
-        case .changed, .notAllowed:
+        case .unguarded, .changed, .notAllowed:
             break
         }
         let now = Clock.monotonicSeconds()
@@ -53,7 +57,7 @@ final class AccessControl: Sendable {
             context.grant = "approved for a while"
             return
         }
-        guard rules.entry(item)?.confirm == true else { throw Self.refusal(verdict, item: item, caller: caller, rules: rules) }
+        guard confirmAll || rules.entry(item)?.confirm == true else { throw Self.refusal(verdict, item: item, caller: caller, rules: rules) }
         try askApprover(op: op, item: item, context)
     }
 

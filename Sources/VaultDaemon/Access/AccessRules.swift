@@ -88,7 +88,7 @@ struct AccessRules: Codable, Sendable, Equatable {
             return
         }
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let bytes = try encoder.encode(self)
         guard bytes.count <= Self.maxBytes else { throw VaultError.tooLarge("the access rules would exceed \(Self.maxBytes / 1024) KiB; remove some with 'vaultctl disallow'") }
         _ = try store.set(.accessRules, secret: SecretBytes(Array(bytes)), changes: ItemChanges(label: "vault access rules", kind: .access))

@@ -43,6 +43,8 @@ extension DaemonConfiguration {
                                  byte, or the connection is closed (default: 10s)
           --approval-timeout DURATION  deny a request that needs approval ('vaultctl approve')
                                  when no answer comes this soon (default: 20s, at most 25s)
+          --confirm-all          every read of every item needs an answer from 'vaultctl approve'
+                                 unless an access rule allows the program ('vaultctl allow')
           --max-connections N    connections open at once (default: 128, lowered to fit the
                                  open-file limit); beyond N the longest-idle one is closed to
                                  admit a new one, or the new one is refused if none is idle
@@ -105,6 +107,7 @@ extension DaemonConfiguration {
             case "--max-connections-per-process": parsed.maxConnectionsPerProcess = try count(for: argument)
             case "--log-file": parsed.logFile = try value(for: argument)
             case "--verbose": parsed.verbose = true
+            case "--confirm-all": parsed.confirmAll = true
             case "--version": return .version
             case "--help", "-h": return .help
             default: throw .usage("unknown option '\(argument.replacingControlCharacters())'\n\n\(usage)")
