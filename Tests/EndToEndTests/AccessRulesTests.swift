@@ -263,6 +263,25 @@ import VaultCore
         #expect(try vault.ctl("audit").status == 4)
     }
 
+    @Test func auditFollowPrintsRecordsAsTheyAreWritten() throws {
+        let vault = VaultHarness()
+        try vault.ctl("set", "before", "follow", input: "x")
+        let (follower, output) = try vault.startCtl(["audit", "--follow", "--json"])
+        // However it fails, the lines end: the follower is killed after 40 s at most.
+        let pid = follower.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 40, execute: watchdog)
+        defer {
+            watchdog.cancel()
+            kill(follower.processIdentifier, SIGKILL)
+            follower.waitUntilExit()
+        }
+        #expect(output.fileHandleForReading.availableLine()?.contains(#""service":"before""#) == true)
+        try vault.ctl("get", "before", "follow")
+        let next = output.fileHandleForReading.availableLine() ?? ""
+        #expect(next.contains(#""op":"get""#) && next.contains(#""service":"before""#) && !next.contains(#""secret""#), "\(next)")
+    }
+
     @Test func accessRequestsWithBadInputAreRefusedWithCodes() throws {
         let vault = VaultHarness()
         try vault.ctl("set", "svc", "acct", input: "x")

@@ -138,14 +138,17 @@ final class AccessControl: Sendable {
     // MARK: Audit
 
     /// Appends a record, sealed under the vault's audit key. Nothing is recorded while the store
-    /// is locked (its key is in the vault); a failure to write is logged, without names, and does
+    /// is locked (its key is in the vault), nor before the key exists; a failure to write is logged, without names, and does
     /// not fail the request.
     func record(op: String, item: ItemKey?, result: String, caller: CallerIdentity, grant: String? = nil) {
         let entry = AuditEntryBody(
             time: "", op: op, service: item?.service, account: item?.account, result: result, pid: caller.pid, exe: caller.executable,
             script: caller.script, unit: caller.unit, grant: grant)
         do {
-            guard let key = try store.perform({ try AuditKey.get(in: $0, creating: true) }) else { return }
+            // The key is made by the first access that succeeded or was denied: a vault nobody has
+            // stored anything in gets no item of vault's own from a failed lookup.
+            let create = result == "ok" || result == VaultErrorCode.denied.rawValue
+            guard let key = try store.perform({ try AuditKey.get(in: $0, creating: create) }) else { return }
             try audit.append(entry, key: key)
         } catch let error as VaultError where error.code == .locked {
             logger.debug("not audited (the store is locked): \(op)")

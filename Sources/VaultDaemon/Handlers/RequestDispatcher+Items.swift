@@ -19,9 +19,7 @@ extension RequestDispatcher {
             replacing ? try store.set(key, secret: write.secret, changes: changes) : try store.add(key, secret: write.secret, changes: changes)
         }
         if write.confirm == true { _ = try access.updateRules(key) { $0.confirm = true } }
-        // Item names are confidential (the file store encrypts them): only --verbose logs them.
-        logger.info(replacing ? "set an item" : "added an item")
-        logger.debug("\(replacing ? "set" : "add") \(key)")
+        logger.info(replacing ? "set an item" : "added an item", naming: key.description)
         return ResultBody(item: ItemBody(info, secret: nil))
     }
 
@@ -45,8 +43,7 @@ extension RequestDispatcher {
         context.item = key
         try store.perform { try $0.delete(key) }
         _ = try access.updateRules(key) { $0 = AccessRules.Entry(service: key.service, account: key.account, confirm: false, allow: []) }
-        logger.info("deleted an item")
-        logger.debug("delete \(key)")
+        logger.info("deleted an item", naming: key.description)
         return ResultBody()
     }
 

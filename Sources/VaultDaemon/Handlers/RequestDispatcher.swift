@@ -41,8 +41,7 @@ public final class RequestDispatcher: Sendable {
                     return changed
                 }
             },
-            // Its lines name items: debug only, like every line that does (docs/protocol.md, "Audit log").
-            log: { logger.debug($0) })
+            log: { message, session in logger.info(message, naming: session.description) })
         sessions = SessionManager(
             refresher: refresher,
             save: { key, record, label in
