@@ -13,6 +13,22 @@ import VaultCore
         return path
     }
 
+    /// `vaultctl approve` on a pseudo-terminal (Tests/Fixtures/approver_pty.py), typing `answers`
+    /// one per prompt, registered as an approver when this returns. Closing `input` stops it.
+    func approver(_ vault: VaultHarness, transcript: String, answers: [String]) throws -> (Process, input: Pipe) {
+        let driver = Process()
+        driver.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        driver.arguments = [PythonFixture.packageRoot + "/Tests/Fixtures/approver_pty.py", VaultHarness.vaultctl, transcript] + answers
+        driver.environment = vault.environment
+        let input = Pipe(), output = Pipe()
+        driver.standardInput = input
+        driver.standardOutput = output
+        driver.standardError = FileHandle.nullDevice
+        try driver.run()
+        #expect(output.fileHandleForReading.availableLine() == "READY")
+        return (driver, input)
+    }
+
     func records(_ vault: VaultHarness) throws -> [[String: Any]] {
         let result = try vault.ctl("audit", "--json")
         #expect(result.status == 0, "\(result.stderr)")
@@ -106,21 +122,11 @@ import VaultCore
         #expect(Date().timeIntervalSince(started) < 5)
 
         let transcript = vault.root + "/approver.txt"
-        let driver = Process()
-        driver.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        driver.arguments = [PythonFixture.packageRoot + "/Tests/Fixtures/approver_pty.py", VaultHarness.vaultctl, transcript, "o", "m 5", "d", "a"]
-        driver.environment = vault.environment
-        let input = Pipe(), output = Pipe()
-        driver.standardInput = input
-        driver.standardOutput = output
-        driver.standardError = FileHandle.nullDevice
-        try driver.run()
+        let (driver, input) = try approver(vault, transcript: transcript, answers: ["o", "m 5", "d", "a"])
         defer {
             try? input.fileHandleForWriting.close()
             driver.waitUntilExit()
         }
-        let ready = output.fileHandleForReading.availableLine()
-        #expect(ready == "READY")
 
         let once = try vault.run([first, "get", "svc", "guarded"])
         #expect(once.status == 0 && once.text == "needs-a-yes", "\(once.stderr)")
@@ -209,21 +215,11 @@ import VaultCore
         let vault = VaultHarness()
         _ = try vault.startDaemon(["--approval-timeout", "1s"])
         #expect(try vault.ctl(["set", "svc", "slow", "--confirm"], input: Array("x".utf8)).status == 0)
-        let transcript = vault.root + "/approver.txt"
-        let driver = Process()
-        driver.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        driver.arguments = [PythonFixture.packageRoot + "/Tests/Fixtures/approver_pty.py", VaultHarness.vaultctl, transcript]
-        driver.environment = vault.environment
-        let input = Pipe(), output = Pipe()
-        driver.standardInput = input
-        driver.standardOutput = output
-        driver.standardError = FileHandle.nullDevice
-        try driver.run()
+        let (driver, input) = try approver(vault, transcript: vault.root + "/approver.txt", answers: [])
         defer {
             try? input.fileHandleForWriting.close()
             driver.waitUntilExit()
         }
-        #expect(output.fileHandleForReading.availableLine() == "READY")
         let result = try vault.ctl("get", "svc", "slow")
         #expect(result.status == 7 && result.stderr.contains("no answer within 1 s"), "\(result.stderr)")
     }

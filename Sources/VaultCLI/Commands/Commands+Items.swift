@@ -37,11 +37,7 @@ extension Commands {
         }
         let (label, comment) = (arguments.options["label"], arguments.options["comment"])
         if arguments.flags.contains("confirm") {
-            if replacing {
-                try vault.set(service: service, account: account, secret: secret, label: label, comment: comment, confirm: true)
-            } else {
-                try vault.add(service: service, account: account, secret: secret, label: label, comment: comment, confirm: true)
-            }
+            try vault.write(replacing: replacing, service: service, account: account, secret: secret, label: label, comment: comment, confirm: true)
         } else if replacing {
             try vault.set(service: service, account: account, secret: secret, label: label, comment: comment)
         } else {

@@ -19,19 +19,13 @@ extension VaultConnection {
         try rulesAnswer(perform(.rules(AccessRuleRequest(service: service, account: account))))
     }
 
-    /// Like `set`, and from now on each access to the item needs an approver's answer.
+    /// Like `set` (`replacing`) or `add`; `confirm`: from now on each access to the item needs
+    /// an approver's answer.
     @discardableResult
-    public func set(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, confirm: Bool) throws(VaultClientError) -> ItemMetadata {
-        guard let item = try perform(.set(ItemWrite(service: service, account: account, secret: secret, label: label, comment: comment, confirm: confirm))).item else {
-            throw .malformedAnswer("a required part of the answer is missing")
-        }
-        return try ItemMetadata(wire: item)
-    }
-
-    /// Like `add`, and from now on each access to the item needs an approver's answer.
-    @discardableResult
-    public func add(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, confirm: Bool) throws(VaultClientError) -> ItemMetadata {
-        guard let item = try perform(.add(ItemWrite(service: service, account: account, secret: secret, label: label, comment: comment, confirm: confirm))).item else {
+    public func write(replacing: Bool, service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil,
+                      confirm: Bool) throws(VaultClientError) -> ItemMetadata {
+        let write = ItemWrite(service: service, account: account, secret: secret, label: label, comment: comment, confirm: confirm)
+        guard let item = try perform(replacing ? .set(write) : .add(write)).item else {
             throw .malformedAnswer("a required part of the answer is missing")
         }
         return try ItemMetadata(wire: item)

@@ -99,14 +99,10 @@ final class AccessControl: Sendable {
     /// Adds an allow rule for the program at `path` with content hash `hash`.
     @discardableResult
     func allow(_ item: ItemKey, path: String, hash: String) throws -> AccessRules.Entry? {
-        try store.perform { store in
-            var rules = try AccessRules.load(from: store)
-            rules.update(item) { entry in
-                entry.allow.removeAll { $0.path == path }
-                entry.allow.append(AccessRules.Program(path: path, sha256: hash, added: Timestamp.rfc3339(milliseconds: Clock.nowMilliseconds())))
-            }
-            try rules.save(to: store)
-            return rules.entry(item)
+        let added = Timestamp.rfc3339(milliseconds: Clock.nowMilliseconds())
+        return try updateRules(item) { entry in
+            entry.allow.removeAll { $0.path == path }
+            entry.allow.append(AccessRules.Program(path: path, sha256: hash, added: added))
         }
     }
 
