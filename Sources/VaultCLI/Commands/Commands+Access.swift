@@ -87,12 +87,15 @@ extension Commands {
         }
     }
 
+    /// What the approver is shown. Paths come from the caller (a directory may be named with a
+    /// newline): control characters are replaced, so no field can fake another line.
     static func describe(_ request: ApprovalRequest) -> String {
+        let clean = { (text: String?, none: String) in (text ?? none).replacingControlCharacters() }
         var lines = ["", "request \(request.id): \(request.op) \(request.service) (\(request.account))"]
-        lines.append("  by     pid \(request.pid.map(String.init) ?? "?") \(request.exe ?? "(executable unknown)")")
-        if let script = request.script { lines.append("  script \(script)") }
-        lines.append("  in     \(request.cwd ?? "(unknown)")")
-        lines.append("  unit   \(request.unit ?? "(none)")")
+        lines.append("  by     pid \(request.pid.map(String.init) ?? "?") \(clean(request.exe, "(executable unknown)"))")
+        if let script = request.script { lines.append("  script \(clean(script, ""))") }
+        lines.append("  in     \(clean(request.cwd, "(unknown)"))")
+        lines.append("  unit   \(clean(request.unit, "(none)"))")
         return lines.joined(separator: "\n")
     }
 

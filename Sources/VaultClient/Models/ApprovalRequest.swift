@@ -11,6 +11,12 @@ public struct ApprovalRequest: Sendable, Equatable {
     public var unit: String?
     /// Seconds before vaultd denies it for want of an answer.
     public var expiresIn: Double
+
+    public init(id: Int, op: String, service: String, account: String, pid: Int32?, exe: String?, script: String?, cwd: String?,
+                unit: String?, expiresIn: Double) {
+        (self.id, self.op, self.service, self.account, self.pid) = (id, op, service, account, pid)
+        (self.exe, self.script, self.cwd, self.unit, self.expiresIn) = (exe, script, cwd, unit, expiresIn)
+    }
 }
 
 /// An approver's answer.
