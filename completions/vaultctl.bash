@@ -16,8 +16,8 @@ _vaultctl_complete() {
 _vaultctl_command() {
     command=$1 options="" subcommands=""
     case $1 in
-        get|status|doctor) options="--json" ;;
-        set|add) options="--label= --comment= --raw --allow-empty" ;;
+        get|status|rules|doctor) options="--json" ;;
+        set|add) options="--label= --comment= --raw --allow-empty --confirm" ;;
         delete|rm) command=delete ;;
         list|ls) command=list options="--json" ;;
         passwd) options="--rewrap-only" ;;
@@ -31,6 +31,7 @@ _vaultctl_command() {
         "session import") options="--provider= --url= --anon-key= --api-key= --token-endpoint= --client-id=" ;;
         aws) subcommands="set credential-process" ;;
         kubeconfig) options="--name= --api-version=" ;;
+        audit) options="--since= --follow --json" ;;
         migrate) options="--to= --json" ;;
         version|--version) command=version ;;
         help|--help|-h) command=help ;;
@@ -72,7 +73,7 @@ _vaultctl() {
         if [[ $cur == -* ]]; then
             _vaultctl_complete "--socket --version --help -h"
         else
-            _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig doctor migrate version help rm ls"
+            _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig allow disallow rules approve audit doctor migrate version help rm ls"
         fi
     elif [[ -n $subcommands ]]; then
         _vaultctl_complete "$subcommands"
@@ -80,11 +81,11 @@ _vaultctl() {
         _vaultctl_complete "${options//=/} --socket --help -h"
     else
         case "$command $positionals" in
-            "get 0"|"set 0"|"add 0"|"delete 0"|"list 0"|"token 0"|"logout 0"|"session import 0"|"kubeconfig 0") _vaultctl_complete :services ;;
-            "run 0") _vaultctl_complete :files ;;
+            "get 0"|"set 0"|"add 0"|"delete 0"|"list 0"|"token 0"|"logout 0"|"session import 0"|"kubeconfig 0"|"allow 0"|"disallow 0"|"rules 0") _vaultctl_complete :services ;;
+            "run 0"|"allow 2"|"disallow 2") _vaultctl_complete :files ;;
             "login 0") _vaultctl_complete "oauth2 supabase firebase" ;;
             "signup 0"|"reset-password 0") _vaultctl_complete "supabase firebase" ;;
-            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig doctor migrate version help" ;;
+            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig allow disallow rules approve audit doctor migrate version help" ;;
         esac
     fi
 }

@@ -71,6 +71,8 @@ function __vaultctl_valued
             printf '%s\n' --provider --url --anon-key --api-key --token-endpoint --client-id
         case 'kubeconfig'
             printf '%s\n' --name --api-version
+        case 'audit'
+            printf '%s\n' --since
         case 'migrate'
             printf '%s\n' --to
     end
@@ -130,6 +132,11 @@ complete -c vaultctl -n "__vaultctl_using ''" -a logout -d 'sign out on the serv
 complete -c vaultctl -n "__vaultctl_using ''" -a session -d 'sessions obtained elsewhere (session import)'
 complete -c vaultctl -n "__vaultctl_using ''" -a aws -d 'AWS credentials for credential_process (aws set, aws credential-process)'
 complete -c vaultctl -n "__vaultctl_using ''" -a kubeconfig -d 'print a kubeconfig user that gets its token from vaultctl'
+complete -c vaultctl -n "__vaultctl_using ''" -a allow -d 'let a program read an item (pins its path and content hash now)'
+complete -c vaultctl -n "__vaultctl_using ''" -a disallow -d 'remove a program\'s rule from an item'
+complete -c vaultctl -n "__vaultctl_using ''" -a rules -d 'the programs allowed to read an item'
+complete -c vaultctl -n "__vaultctl_using ''" -a approve -d 'answer requests for items that need confirmation (in a terminal)'
+complete -c vaultctl -n "__vaultctl_using ''" -a audit -d 'the audit log: who read or changed which item, and when'
 complete -c vaultctl -n "__vaultctl_using ''" -a doctor -d 'check each store; exit 0 only when the one in use works'
 complete -c vaultctl -n "__vaultctl_using ''" -a migrate -d 'move every item to the other store, verified'
 complete -c vaultctl -n "__vaultctl_using ''" -a version -d 'print vaultctl\'s version'
@@ -138,11 +145,12 @@ complete -c vaultctl -n "__vaultctl_using 'session'" -a import -d 'adopt a sessi
 complete -c vaultctl -n "__vaultctl_using 'aws'" -a set -d 'store a profile\'s credentials (credential_process JSON on stdin)'
 complete -c vaultctl -n "__vaultctl_using 'aws'" -a credential-process -d 'print a profile\'s credentials as credential_process JSON'
 complete -c vaultctl -n "__vaultctl_using 'get'" -l json -d 'print the item with its metadata as JSON (secret, or secret_b64 for bytes that are not UTF-8)'
-complete -c vaultctl -n "__vaultctl_at 0 'get' 'set' 'add' 'delete' 'session import'" -x -a '(__vaultctl_services)' -d 'the item\'s service'
+complete -c vaultctl -n "__vaultctl_at 0 'get' 'set' 'add' 'delete' 'session import' 'allow' 'disallow' 'rules'" -x -a '(__vaultctl_services)' -d 'the item\'s service'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l label -x -d 'a label for listings'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l comment -x -d 'a comment kept with the item'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l raw -d 'keep stdin byte for byte (by default one trailing newline is removed)'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l allow-empty -d 'store an empty secret when stdin is empty (refused otherwise)'
+complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l confirm -d 'from now on, each read needs an answer from \'vaultctl approve\' (unless an allowed program asks)'
 complete -c vaultctl -n "__vaultctl_using 'list'" -l json -d 'print the items as JSON'
 complete -c vaultctl -n "__vaultctl_at 0 'list'" -x -a '(__vaultctl_services)' -d 'only this service\'s items'
 complete -c vaultctl -n "__vaultctl_using 'status'" -l json -d 'print the status as JSON'
@@ -182,6 +190,11 @@ complete -c vaultctl -n "__vaultctl_using 'logout'" -l local -d 'forget the sess
 complete -c vaultctl -n "__vaultctl_using 'session import'" -l provider -x -a 'oauth2 supabase firebase' -d 'the provider, when the JSON does not say'
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l name -x -d 'the user\'s name in the kubeconfig (default: vault-SERVICE)'
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l api-version -x -a 'v1 v1beta1' -d 'the exec plugin\'s apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)'
+complete -c vaultctl -n "__vaultctl_at 2 'allow' 'disallow'" -r -F -d 'the program, or the script an interpreter runs'
+complete -c vaultctl -n "__vaultctl_using 'rules'" -l json -d 'print the rules as JSON'
+complete -c vaultctl -n "__vaultctl_using 'audit'" -l since -x -d 'only records of this last while: 30m, 2h, 7d'
+complete -c vaultctl -n "__vaultctl_using 'audit'" -l follow -d 'keep printing records as they are written'
+complete -c vaultctl -n "__vaultctl_using 'audit'" -l json -d 'one JSON object per line'
 complete -c vaultctl -n "__vaultctl_using 'doctor' 'migrate'" -l json -d 'print the report as JSON'
 complete -c vaultctl -n "__vaultctl_using 'migrate'" -l to -x -a 'file secret-service' -d 'the store to move to'
-complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig doctor migrate version help' -d 'the command to explain'
+complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig allow disallow rules approve audit doctor migrate version help' -d 'the command to explain'

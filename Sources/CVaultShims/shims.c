@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int vault_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
@@ -132,4 +133,25 @@ int vault_unblock_signals(const int *signals, int count) {
     sigemptyset(&set);
     for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
     return sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int vault_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int vault_pidfd_running(int pidfd) {
+    if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0) return 1;
+    return errno == ESRCH ? 0 : -1;
+}
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+int vault_peer_pidfd(int fd) {
+    int pidfd = -1;
+    socklen_t length = sizeof(pidfd);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &length) != 0) return -1;
+    if (length != sizeof(pidfd) || pidfd < 0) { errno = EPROTO; return -1; }
+    return pidfd;
 }

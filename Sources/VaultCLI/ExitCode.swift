@@ -11,11 +11,14 @@ enum ExitCode: Int32 {
     /// No daemon reachable (and none could be started), or no usable store.
     case unavailable = 5
     case duplicate = 6
+    /// An access rule or the approver refused the item to this program.
+    case denied = 7
 
     init(_ code: VaultErrorCode) {
         switch code {
         case .notFound: self = .notFound
         case .duplicate: self = .duplicate
+        case .denied: self = .denied
         case .locked, .wrongPassphrase, .signInRequired, .passphraseRequired, .newPassphraseRequired: self = .locked
         case .unavailable, .corruptVault, .unsupportedVersion: self = .unavailable
         case .badRequest, .tooLarge: self = .usage

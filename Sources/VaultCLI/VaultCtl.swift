@@ -63,6 +63,11 @@ public enum VaultCtl {
         case .read: try commands.read(arguments)
         case .run: exit(try commands.run(arguments))
         case .inject: try commands.inject(arguments)
+        case .allow: try commands.allow(arguments)
+        case .disallow: try commands.disallow(arguments)
+        case .rules: try commands.rules(arguments)
+        case .approve: try commands.approve(arguments)
+        case .audit: try commands.audit(arguments)
         case .doctor: if try !commands.doctor(arguments) { exit(ExitCode.failure.rawValue) }
         case .migrate: try commands.migrate(arguments)
         case .version: Output.line("vaultctl \(VaultVersion.string)")

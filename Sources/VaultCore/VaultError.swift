@@ -27,6 +27,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A sign-in session whose refresh token was rejected: the user must sign in again.
     case signInRequired(String)
     case permissionDenied(String)
+    /// An access rule, or the approver, refused the caller the item; the string says why and how to allow it.
+    case denied(String)
     case `internal`(String)
 
     public var code: VaultErrorCode {
@@ -46,6 +48,7 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unavailable: .unavailable
         case .signInRequired: .signInRequired
         case .internal: .internal
+        case .denied: .denied
         }
     }
 
@@ -96,6 +99,8 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "permission denied: \(why)"
         case .internal(let why):
             "internal error: \(why)"
+        case .denied(let why):
+            "access denied: \(why)"
         }
     }
 }

@@ -19,4 +19,6 @@ public enum VaultErrorCode: String, Sendable, CaseIterable, Codable {
     case passphraseRequired = "passphrase_required"
     /// Like `passphraseRequired`, for a store that does not exist yet: ask for a new one, twice.
     case newPassphraseRequired = "new_passphrase_required"
+    /// An access rule or the approver refused this caller the item (vaultctl exit status 7).
+    case denied = "denied"
 }

@@ -12,4 +12,7 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case foreignGet = "foreign_get"
     case foreignSet = "foreign_set"
     case foreignDelete = "foreign_delete"
+    case allow, disallow, rules, audit
+    case approveNext = "approve_next"
+    case approveAnswer = "approve_answer"
 }

@@ -56,9 +56,20 @@ public enum StoreMigration {
             } catch VaultError.notFound {
                 existing = nil
             }
+            // vault's own items (access rules, the audit key) are not counted, and the source's
+            // replace the destination's: they belong to the items being moved.
+            let own = info.key.isReserved
+            if let existing, own, existing.secret != original.secret {
+                _ = try destination.set(info.key, secret: original.secret, changes: ItemChanges(label: info.label, comment: info.comment, kind: info.kind))
+                guard try destination.get(info.key).secret == original.secret else {
+                    throw VaultError.unavailable("the \(destination.kind.rawValue) store returned a different secret for vault's own \(info.key) after the copy; nothing was removed from the \(source.kind.rawValue) store")
+                }
+                verified.append((info.key, info.duplicates + 1))
+                continue
+            }
             if let existing {
                 if existing.secret == original.secret {
-                    report.alreadyPresent += 1
+                    if !own { report.alreadyPresent += 1 }
                     verified.append((info.key, info.duplicates + 1))
                 } else {
                     report.conflicts.append(info.key)
@@ -71,13 +82,13 @@ public enum StoreMigration {
             guard readBack.secret == original.secret else {
                 throw VaultError.unavailable("the \(destination.kind.rawValue) store returned a different secret for \(info.key) after the copy; nothing was removed from the \(source.kind.rawValue) store")
             }
-            report.copied += 1
+            if !own { report.copied += 1 }
             verified.append((info.key, info.duplicates + 1))
             progress("copied \(index + 1) of \(items.count): \(info.key)")
         }
         for (index, (key, count)) in verified.enumerated() {
             try source.delete(key)
-            report.removed += count
+            if !key.isReserved { report.removed += count }
             progress("removed \(index + 1) of \(verified.count) originals: \(key)")
         }
         return report

@@ -169,7 +169,7 @@ public final class SessionManager: Sendable {
             record = try refresher.load(info.key)
         } catch {
             // An unusable stored session (imported before values were checked) is reported, not trusted.
-            refresher.log("the session stored for \(info.key) is not usable: \(error)")
+            refresher.log("a stored session is not usable ('vaultctl token' says why): sign in again, import it again, or 'vaultctl logout --local' it", info.key)
             return nil
         }
         let fresh = Details(record)

@@ -45,7 +45,9 @@ public final class SessionRefresher: Sendable {
     public let load: @Sendable (ItemKey) throws -> SessionRecord
     let update: Update
     let lock: any RefreshLock
-    let log: @Sendable (String) -> Void
+    /// What happened to a session, and which: the message never names it, so that a caller can
+    /// keep names out of its log.
+    let log: @Sendable (_ message: String, _ session: ItemKey) -> Void
     let retryDelays: [Double]
     let budget: Double
     /// The longest one request to the provider takes (the transport's timeout and its margin):
@@ -59,7 +61,7 @@ public final class SessionRefresher: Sendable {
         lock: any RefreshLock = ProcessLocalRefreshLock(),
         load: @escaping @Sendable (ItemKey) throws -> SessionRecord,
         update: @escaping Update,
-        log: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (_ message: String, _ session: ItemKey) -> Void
     ) {
         self.transport = transport
         self.retryDelays = retryDelays
@@ -78,7 +80,7 @@ public final class SessionRefresher: Sendable {
         lock: any RefreshLock = ProcessLocalRefreshLock(),
         load: @escaping @Sendable (ItemKey) throws -> SessionRecord,
         save: @escaping @Sendable (ItemKey, SessionRecord) throws -> Void,
-        log: @escaping @Sendable (String) -> Void
+        log: @escaping @Sendable (_ message: String, _ session: ItemKey) -> Void
     ) {
         self.init(
             transport: transport, retryDelays: retryDelays, budget: budget, attemptTimeout: attemptTimeout, lock: lock, load: load,
@@ -161,21 +163,21 @@ public final class SessionRefresher: Sendable {
                 // Durable before anyone sees the new token: with rotation, the old refresh token is dead now.
                 let stored = try update(key) { $0 == record ? refreshed : nil }
                 if stored == refreshed {
-                    log("refreshed the session for \(key)")
+                    log("refreshed a session", key)
                     return token(from: refreshed)
                 }
-                log("the session for \(key) changed while it was being refreshed; keeping the stored one")
+                log("a session changed while it was being refreshed; keeping the stored one", key)
                 return stillValid(stored) && !stored.needsSignIn ? token(from: stored) : token(from: refreshed)
             case .rejected(let code, _):
                 var dead = record
                 dead.needsSignIn = true
                 let stored = (try? update(key) { $0 == record ? dead : nil }) ?? dead
                 guard stored != dead else {
-                    log("the provider rejected the refresh token for \(key) (\(code)); it needs a new sign-in")
+                    log("the provider rejected a session's refresh token (\(code)); it needs a new sign-in", key)
                     throw signInRequired(key, because: "the provider rejected its refresh token (\(code))")
                 }
                 // A sign-in (or a refresh elsewhere) replaced the session meanwhile: use that one.
-                log("the provider rejected an old refresh token for \(key) (\(code)); the session changed meanwhile, keeping the stored one")
+                log("the provider rejected an old refresh token (\(code)); the session changed meanwhile, keeping the stored one", key)
                 if let fresh = try usable(stored, key: key, minTTL: minTTL) { return fresh }
                 guard !restarted, Clock.monotonicSeconds() + attemptTimeout <= deadline else {
                     return try fallBack(stored, key: key, problem: "it changed while it was being refreshed")
@@ -210,7 +212,7 @@ public final class SessionRefresher: Sendable {
     private func fallBack(_ record: SessionRecord, key: ItemKey, problem: String) throws -> Token {
         if record.needsSignIn { throw signInRequired(key) }
         if stillValid(record) {
-            log("could not refresh the session for \(key) (\(problem)); serving the current token, still valid")
+            log("could not refresh a session (\(problem)); serving the current token, still valid", key)
             return token(from: record)
         }
         throw VaultError.unavailable("could not refresh the session for \(key): \(problem); the stored session is unchanged, try again")

@@ -151,7 +151,7 @@ import VaultCore
         _ = try connection.request(#"{"id":2,"op":"unlock","passphrase":"\#(marker)"}"#)
         connection.close()
         let log = (try? String(contentsOfFile: vault.daemonLog, encoding: .utf8)) ?? ""
-        #expect(log.contains("set service 'svc' account 'acct'"))
+        #expect(log.contains("set an item") && !log.contains("'svc'"))
         #expect(!log.contains(marker))
         #expect(!log.contains(vault.passphrase))
     }

@@ -8,8 +8,8 @@ import VaultCLI
     /// command's options that take a value, its switches, and how many positionals it accepts.
     static let interface: [(CommandName, valued: Set<String>, switches: Set<String>, positionals: ClosedRange<Int>)] = [
         (.get, [], ["json"], 2...2),
-        (.set, ["label", "comment"], ["raw", "allow-empty"], 2...2),
-        (.add, ["label", "comment"], ["raw", "allow-empty"], 2...2),
+        (.set, ["label", "comment"], ["raw", "allow-empty", "confirm"], 2...2),
+        (.add, ["label", "comment"], ["raw", "allow-empty", "confirm"], 2...2),
         (.delete, [], [], 2...2),
         (.list, [], ["json"], 0...1),
         (.status, [], ["json"], 0...0),
@@ -28,6 +28,11 @@ import VaultCLI
         (.read, [], [], 1...1),
         (.run, ["env-file", "on-refresh"], ["no-masking"], 1...Int.max),
         (.inject, ["in-file", "out-file", "mode", "command"], ["watch"], 0...0),
+        (.allow, [], [], 3...3),
+        (.disallow, [], [], 3...3),
+        (.rules, [], ["json"], 2...2),
+        (.approve, [], [], 0...0),
+        (.audit, ["since"], ["follow", "json"], 0...0),
         (.doctor, [], ["json"], 0...0),
         (.migrate, ["to"], ["json"], 0...0),
         (.version, [], [], 0...0),

@@ -19,7 +19,8 @@ import VaultCLI
         #expect(usage.contains("  migrate --to file|secret-service [--json]\n"))
         #expect(usage.hasSuffix("""
             Secrets are never taken from the command line. Exit codes: 0 ok, 1 error, 2 usage,
-            3 not found, 4 locked or sign-in required, 5 vault unavailable, 6 duplicate.
+            3 not found, 4 locked or sign-in required, 5 vault unavailable, 6 duplicate,
+            7 denied by an access rule or the approver.
 
             """))
     }

@@ -30,6 +30,7 @@ import VaultDaemon
         #expect(defaults.idleTimeout == 300 && defaults.maxConnections == 128 && defaults.secretServiceTimeout == 5 && defaults.httpTimeout == 10)
         #expect(defaults.requestTimeout == 10 && defaults.maxConnectionsPerProcess == nil && defaults.connectionsPerProcessLimit == 32)
         #expect(defaults.kdfParameters == .default && defaults.passphraseSource == nil && !defaults.verbose && defaults.logFile == nil)
+        #expect(defaults.approvalTimeout == 20 && !defaults.confirmAll)
     }
 
     @Test func everyFlagAndVariableIsRead() throws {
@@ -39,7 +40,8 @@ import VaultDaemon
         ]) { $1 }
         let parsed = try configuration(
             ["--socket", "/tmp/s.sock", "--backend=file", "--lock-after", "15m", "--refresh-ahead", "5m", "--idle-timeout", "30s",
-             "--max-connections", "4", "--max-connections-per-process", "2", "--request-timeout", "3s", "--log-file", "/tmp/v.log", "--verbose"].flatMap { $0 == "--backend=file" ? ["--backend", "file"] : [$0] },
+             "--max-connections", "4", "--max-connections-per-process", "2", "--request-timeout", "3s", "--log-file", "/tmp/v.log", "--verbose",
+             "--approval-timeout", "5s", "--confirm-all"].flatMap { $0 == "--backend=file" ? ["--backend", "file"] : [$0] },
             environment)
         #expect(parsed.socketPath == "/tmp/s.sock" && parsed.vaultFilePath == "/srv/v.db")
         #expect(parsed.backend == .file, "the flag wins over VAULT_BACKEND")
@@ -47,6 +49,7 @@ import VaultDaemon
         #expect(parsed.connectionsPerProcessLimit == 2 && parsed.requestTimeout == 3)
         #expect(parsed.logFile == "/tmp/v.log" && parsed.verbose && parsed.kdfParameters.log2N == 15)
         #expect(parsed.secretServiceTimeout == 2 && parsed.httpTimeout == 30 && parsed.passphraseSource == .environment)
+        #expect(parsed.approvalTimeout == 5 && parsed.confirmAll)
     }
 
     @Test func helpAndVersion() throws {
@@ -68,6 +71,8 @@ import VaultDaemon
             (["--max-connections-per-process"], nil, "--max-connections-per-process needs a value"),
             (["--request-timeout", "0s"], nil, "--request-timeout takes a duration"),
             (["--request-timeout", "inf"], nil, "--request-timeout takes a duration"),
+            (["--approval-timeout", "1m"], nil, "--approval-timeout is at most 25s"),
+            (["--approval-timeout", "later"], nil, "--approval-timeout takes a duration"),
             (["--backend", "floppy"], nil, "unknown backend 'floppy'"),
             ([], home.merging(["VAULT_BACKEND": "bogus"]) { $1 }, "unknown backend 'bogus'"),
             ([], home.merging(["VAULT_KDF_LOG2N": "30"]) { $1 }, "VAULT_KDF_LOG2N must be a number from 14 to 22"),
@@ -89,9 +94,9 @@ import VaultDaemon
     @Test func theConnectionCapFitsTheOpenFileLimit() throws {
         var parsed = try configuration(["--max-connections", "500"])
         let lowered = parsed.fitConnections(toOpenFileLimit: 64)
-        #expect(parsed.maxConnections == 64 - DaemonConfiguration.descriptorsReserved)
-        #expect(parsed.connectionsPerProcessLimit == 8, "a quarter of the lowered cap")
-        #expect(lowered?.contains("lowered from 500 to 32: the open-file limit is 64") == true, "\(String(describing: lowered))")
+        #expect(parsed.maxConnections == (64 - DaemonConfiguration.descriptorsReserved) / DaemonConfiguration.descriptorsPerConnection)
+        #expect(parsed.connectionsPerProcessLimit == 2, "a quarter of the lowered cap")
+        #expect(lowered?.contains("lowered from 500 to 10: the open-file limit is 64") == true, "\(String(describing: lowered))")
         // A limit that leaves nothing still admits one connection; a roomy one changes nothing.
         #expect(parsed.fitConnections(toOpenFileLimit: 3) != nil && parsed.maxConnections == 1)
         var roomy = try configuration([])

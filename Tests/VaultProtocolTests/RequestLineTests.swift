@@ -34,6 +34,12 @@ import VaultProtocol
             .foreignGet(ForeignQuery(schema: "git", attributes: ["server": "h.example", "port": nil])),
             .foreignSet(ForeignWrite(schema: "docker", attributes: ["server": "s"], label: "s", secret: SecretBytes([0xff]))),
             .foreignDelete(ForeignQuery(schema: "git", attributes: ["server": "h.example"])),
+            .allow(AccessRuleRequest(service: "s", account: "a", path: "/usr/bin/git")),
+            .disallow(AccessRuleRequest(service: "s", account: "a", path: "/usr/bin/git")),
+            .rules(AccessRuleRequest(service: "s", account: "a")),
+            .audit(AuditRequest(since: "2026-01-01T00:00:00Z", wait: 5)),
+            .approveNext(ApprovalWait(wait: 3)),
+            .approveAnswer(ApprovalAnswer(id: 4, answer: "minutes", minutes: 5)),
         ]
         #expect(Set(requests.map(\.operation)) == Set(Operation.allCases))
         for request in requests {
@@ -52,6 +58,11 @@ import VaultProtocol
         #expect(query.attributes == expected)
         guard case .foreignSet(let foreignWrite) = try roundTrip(requests[21]).request else { Issue.record("not a foreign_set"); return }
         #expect(foreignWrite.secret == SecretBytes([0xff]) && foreignWrite.label == "s")
+        // The approval's id rides in `request`: `id` is the envelope's.
+        guard case .approveAnswer(let answer) = try roundTrip(requests[28]).request else { Issue.record("not an approve_answer"); return }
+        #expect(answer == ApprovalAnswer(id: 4, answer: "minutes", minutes: 5))
+        guard case .approveAnswer(let sent) = try decode(#"{"id":1,"op":"approve_answer","request":7,"answer":"once"}"#).request else { Issue.record("not decoded"); return }
+        #expect(sent.id == 7)
     }
 
     @Test func urlMeansWhatItsProviderSaysAndEachProviderChecksItsOwnFields() throws {

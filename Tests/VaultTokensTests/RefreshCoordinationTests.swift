@@ -23,7 +23,7 @@ struct RefreshCoordinationTests {
                         return record
                     }
                 },
-                log: { _ in })
+                log: { _, _ in })
         }
     }
 

@@ -21,7 +21,7 @@ struct SessionManagerTests {
                     return record
                 },
                 save: { key, record in _ = self.put(key, record, label: nil) },
-                log: { _ in })
+                log: { _, _ in })
             return SessionManager(
                 refresher: refresher, save: { key, record, label in self.put(key, record, label: label) },
                 delete: { key in self.records.withLock { _ = $0.removeValue(forKey: key) } })

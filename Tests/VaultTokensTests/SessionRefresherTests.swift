@@ -23,7 +23,7 @@ struct SessionRefresherTests {
                     self.records.withLock { $0[key] = record }
                     self.events.withLock { $0.append("saved \(record.refreshToken ?? "-")") }
                 },
-                log: { _ in })
+                log: { _, _ in })
         }
     }
 

@@ -37,4 +37,17 @@ int vault_unblock_signals(const int *signals, int count);
 /// pipe2(2), which Swift's Glibc module does not export: `flags` O_CLOEXEC, O_NONBLOCK.
 int vault_pipe(int ends[2], int flags);
 
+/// A pidfd for the process that connected the Unix socket `fd` (SO_PEERPIDFD, Linux 6.5+): taken
+/// by the kernel at connect(2), so it cannot name a later process that reuses the pid. Returns the
+/// descriptor (close-on-exec), or -1 with errno set (ENOPROTOOPT on older kernels).
+int vault_peer_pidfd(int fd);
+
+/// A pidfd for `pid` (pidfd_open(2), close-on-exec): it keeps naming that process, never one that
+/// reuses its pid later. Returns the descriptor, or -1 with errno set (ENOSYS before Linux 5.3).
+int vault_pidfd_open(pid_t pid);
+
+/// Whether the process behind `pidfd` is still running (pidfd_send_signal with signal 0): while it
+/// is, its pid names it and nothing else. Returns 1 running, 0 exited, -1 with errno set.
+int vault_pidfd_running(int pidfd);
+
 #endif

@@ -11,6 +11,7 @@ public enum CommandName: String, CaseIterable, Sendable {
     case awsCredentialProcess = "aws credential-process"
     case kubeconfig
     case read, run, inject
+    case allow, disallow, rules, approve, audit
     case doctor, migrate, version
     /// Never returned in `Invocation.Action.run`: the parser answers `help` itself (`.help(text)`).
     case help

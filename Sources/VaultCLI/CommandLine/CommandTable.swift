@@ -320,6 +320,51 @@ extension CommandTable {
                                help: "the exec plugin's apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)"),
                 ]),
             CommandSpec(
+                .allow, summary: "let a program read an item (pins its path and content hash now)",
+                discussion: """
+                    Let EXECUTABLE read the item with get, token or a credential helper. Once an item has a
+                    rule, only the programs it names get it (exit status 7 for others). The program is pinned
+                    by path and the SHA-256 of its content now: after an upgrade, allow it again. For a script,
+                    name the script: an interpreter is matched by the script it runs. Allowing a program on
+                    an item marked --confirm needs the approver's answer.
+                    """,
+                positionals: item + [program]),
+            CommandSpec(
+                .disallow, summary: "remove a program's rule from an item",
+                discussion: """
+                    Remove the rule that lets EXECUTABLE read the item. When the last rule goes (and the item is
+                    not marked --confirm), any program of yours can read it again.
+                    """,
+                positionals: item + [program]),
+            CommandSpec(
+                .rules, summary: "the programs allowed to read an item",
+                discussion: """
+                    Show whether the item needs confirmation and which programs may read it, with the hash
+                    each was pinned with.
+                    """,
+                positionals: item,
+                options: [.flag("json", help: "print the rules as JSON")]),
+            CommandSpec(
+                .approve, summary: "answer requests for items that need confirmation (in a terminal)",
+                discussion: """
+                    Run in a terminal (or tmux pane): shows each request for an item marked --confirm (the
+                    caller's program, pid, working directory and systemd unit, and the item) and reads the
+                    answer: o (once), m N (for N minutes), a (always: writes an allow rule) or d (deny). No
+                    answer in time denies. Without an approver running, such requests fail at once.
+                    """),
+            CommandSpec(
+                .audit, summary: "the audit log: who read or changed which item, and when",
+                discussion: """
+                    Print vaultd's audit log: every get, token, set, add, delete, denial and approval, with the
+                    time, the caller (pid, executable, unit), the item and the result; never a secret. The log is
+                    sealed like the vault: reading it needs the vault unlocked.
+                    """,
+                options: [
+                    OptionSpec("since", value: "DURATION", help: "only records of this last while: 30m, 2h, 7d"),
+                    .flag("follow", help: "keep printing records as they are written"),
+                    .flag("json", help: "one JSON object per line"),
+                ]),
+            CommandSpec(
                 .doctor, summary: "check each store; exit 0 only when the one in use works",
                 discussion: """
                     Check each store: the session bus, the Secret Service, its default collection, a probe
@@ -363,7 +408,8 @@ extension CommandTable {
         epilogue: """
             'vaultctl help COMMAND' lists a command's options.
             Secrets are never taken from the command line. Exit codes: 0 ok, 1 error, 2 usage,
-            3 not found, 4 locked or sign-in required, 5 vault unavailable, 6 duplicate.
+            3 not found, 4 locked or sign-in required, 5 vault unavailable, 6 duplicate,
+            7 denied by an access rule or the approver.
             """)
 
     // Arguments and options several commands share.
@@ -380,7 +426,10 @@ extension CommandTable {
         OptionSpec("comment", value: "TEXT", help: "a comment kept with the item"),
         .flag("raw", help: "keep stdin byte for byte (by default one trailing newline is removed)"),
         .flag("allow-empty", help: "store an empty secret when stdin is empty (refused otherwise)"),
+        .flag("confirm", help: "from now on, each read needs an answer from 'vaultctl approve' (unless an allowed program asks)"),
     ]
+
+    private static let program = PositionalSpec("EXECUTABLE", completion: .files, help: "the program, or the script an interpreter runs")
 
     private static let url = OptionSpec("url", value: "URL", help: "Supabase: the project's URL; Firebase: an emulator's URL")
     private static let anonKey = OptionSpec("anon-key", value: "KEY", help: "Supabase: the project's anon key")

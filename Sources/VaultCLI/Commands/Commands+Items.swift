@@ -36,7 +36,9 @@ extension Commands {
             }
         }
         let (label, comment) = (arguments.options["label"], arguments.options["comment"])
-        if replacing {
+        if arguments.flags.contains("confirm") {
+            try vault.write(replacing: replacing, service: service, account: account, secret: secret, label: label, comment: comment, confirm: true)
+        } else if replacing {
             try vault.set(service: service, account: account, secret: secret, label: label, comment: comment)
         } else {
             try vault.add(service: service, account: account, secret: secret, label: label, comment: comment)

@@ -45,9 +45,7 @@ extension Commands {
     }
 
     /// `'...'` with every `'` written as `'\''`: the shell reads the text back unchanged.
-    static func shellQuoted(_ text: String) -> String {
-        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
-    }
+    static func shellQuoted(_ text: String) -> String { text.shellQuoted }
 
     /// Formats that others parse as HTTP (a header line, kubectl's credential) carry only an
     /// access token in RFC 6750's b64token set and a token type that is an RFC 9110 token;

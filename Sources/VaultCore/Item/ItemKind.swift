@@ -7,4 +7,7 @@ public enum ItemKind: String, Sendable, CaseIterable, Codable {
     /// AWS credentials for `credential_process`: a JSON object with AccessKeyId, SecretAccessKey
     /// and optionally SessionToken and Expiration, checked by `vaultctl aws set`.
     case aws
+    /// vault's own records, never shown by list or given by get: the access rules and the audit
+    /// log's key, under the reserved service `ItemKey.reservedService` (docs/protocol.md).
+    case access
 }

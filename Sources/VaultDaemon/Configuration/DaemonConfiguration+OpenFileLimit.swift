@@ -4,11 +4,16 @@ extension DaemonConfiguration {
     /// providers, and the dispatch library's own.
     public static let descriptorsReserved = 32
 
-    /// Lowers `maxConnections` so that every admitted connection can have its descriptor under an
+    /// Descriptors one connection may hold: its socket, its peer's pidfd (`PeerProcess`), and one
+    /// file at a time while its request is answered (/proc while the caller is identified, the
+    /// audit log while a record is appended).
+    public static let descriptorsPerConnection = 3
+
+    /// Lowers `maxConnections` so that every admitted connection can have its descriptors under an
     /// open-file limit of `limit`: past it, accepting would fail with EMFILE instead of refusing or
     /// evicting cleanly. Returns a line for the log when it lowered it.
     public mutating func fitConnections(toOpenFileLimit limit: Int) -> String? {
-        let allowed = max(1, limit - Self.descriptorsReserved)
+        let allowed = max(1, (limit - Self.descriptorsReserved) / Self.descriptorsPerConnection)
         guard maxConnections > allowed else { return nil }
         defer { maxConnections = allowed }
         return "--max-connections lowered from \(maxConnections) to \(allowed): the open-file limit is \(limit) "

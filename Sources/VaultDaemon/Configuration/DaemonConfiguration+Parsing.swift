@@ -41,6 +41,10 @@ extension DaemonConfiguration {
           --idle-timeout DURATION  close client connections idle this long (default: 5m)
           --request-timeout DURATION  a request line must arrive whole this soon after its first
                                  byte, or the connection is closed (default: 10s)
+          --approval-timeout DURATION  deny a request that needs approval ('vaultctl approve')
+                                 when no answer comes this soon (default: 20s, at most 25s)
+          --confirm-all          every read of every item needs an answer from 'vaultctl approve'
+                                 unless an access rule allows the program ('vaultctl allow')
           --max-connections N    connections open at once (default: 128, lowered to fit the
                                  open-file limit); beyond N the longest-idle one is closed to
                                  admit a new one, or the new one is refused if none is idle
@@ -94,10 +98,16 @@ extension DaemonConfiguration {
             case "--refresh-ahead": parsed.refreshAhead = try duration(for: argument, example: "5m")
             case "--idle-timeout": parsed.idleTimeout = try duration(for: argument, example: "30s or 5m")
             case "--request-timeout": parsed.requestTimeout = try duration(for: argument, example: "10s or 1m")
+            case "--approval-timeout":
+                parsed.approvalTimeout = try duration(for: argument, example: "20s")
+                guard parsed.approvalTimeout <= DaemonConfiguration.maxApprovalTimeout else {
+                    throw .usage("--approval-timeout is at most \(Int(DaemonConfiguration.maxApprovalTimeout))s (clients wait 30 s for an answer)")
+                }
             case "--max-connections": parsed.maxConnections = try count(for: argument)
             case "--max-connections-per-process": parsed.maxConnectionsPerProcess = try count(for: argument)
             case "--log-file": parsed.logFile = try value(for: argument)
             case "--verbose": parsed.verbose = true
+            case "--confirm-all": parsed.confirmAll = true
             case "--version": return .version
             case "--help", "-h": return .help
             default: throw .usage("unknown option '\(argument.replacingControlCharacters())'\n\n\(usage)")

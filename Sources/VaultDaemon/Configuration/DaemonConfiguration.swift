@@ -18,6 +18,12 @@ public struct DaemonConfiguration: Sendable {
     public var lockAfter: Double?
     /// Close connections idle this long (seconds).
     public var idleTimeout: Double = 300
+    /// How long a request that needs approval waits for the approver's answer before it is denied
+    /// (seconds; at most `maxApprovalTimeout`, below the clients' 30 s wait for an answer).
+    public var approvalTimeout: Double = 20
+    public static let maxApprovalTimeout = 25.0
+    /// Every read of every item needs the approver's answer unless a rule allows the caller.
+    public var confirmAll = false
     /// A request line must arrive whole within this many seconds of its first byte.
     public var requestTimeout: Double = 10
     /// Connections open at once; beyond it the longest-idle connection is closed to admit a new

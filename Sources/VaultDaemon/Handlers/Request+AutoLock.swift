@@ -8,7 +8,8 @@ extension Request {
         switch self {
         case .status, .doctor, .lock, .resetPassword, .deviceStart: false
         case .get, .add, .set, .delete, .list, .unlock, .changePassphrase, .migrate, .token, .login, .signup, .logout,
-             .importSession, .devicePoll, .foreignList, .foreignGet, .foreignSet, .foreignDelete: true
+             .importSession, .devicePoll, .foreignList, .foreignGet, .foreignSet, .foreignDelete, .allow, .disallow, .rules: true
+        case .audit, .approveNext, .approveAnswer: false
         }
     }
 
@@ -17,8 +18,8 @@ extension Request {
     var touchesItems: Bool {
         switch self {
         case .get, .add, .set, .delete, .list, .token, .login, .signup, .logout, .importSession, .devicePoll,
-             .foreignList, .foreignGet, .foreignSet, .foreignDelete: true
-        case .status, .doctor, .lock, .unlock, .changePassphrase, .migrate, .resetPassword, .deviceStart: false
+             .foreignList, .foreignGet, .foreignSet, .foreignDelete, .allow, .disallow, .rules, .audit, .approveAnswer: true
+        case .approveNext, .status, .doctor, .lock, .unlock, .changePassphrase, .migrate, .resetPassword, .deviceStart: false
         }
     }
 }

@@ -11,10 +11,15 @@ extension RequestDispatcher {
         return ResultBody(foreign: found.map(ForeignItemBody.init))
     }
 
-    func foreignGet(_ query: ForeignQuery) throws -> ResultBody {
+    /// Rules apply under the name the answer gives the item: its schema as service, its account
+    /// attribute as account (`vaultctl allow org.freedesktop.Secret.Generic USER PROGRAM`, say).
+    func foreignGet(_ query: ForeignQuery, _ context: RequestContext) throws -> ResultBody {
         let schema = try checked(query)
         let found = try store.perform { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
         guard let (item, secret) = found else { return ResultBody() }
+        if let key = try? ItemKey(service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "") {
+            try access.checkRead(key, op: .foreignGet, context)
+        }
         logger.debug("foreign_get \(schema.rawValue) item")
         var body = ItemBody(
             service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "", label: item.label, comment: "",
@@ -24,7 +29,7 @@ extension RequestDispatcher {
         return ResultBody(item: body)
     }
 
-    func foreignSet(_ write: ForeignWrite) throws -> ResultBody {
+    func foreignSet(_ write: ForeignWrite, _ context: RequestContext) throws -> ResultBody {
         let schema = try ForeignSchema.named(write.schema)
         try schema.validate(write.attributes, writing: true)
         let written = try store.perform { store in
@@ -34,7 +39,7 @@ extension RequestDispatcher {
         return ResultBody(foreign: written.map(ForeignItemBody.init))
     }
 
-    func foreignDelete(_ query: ForeignQuery) throws -> ResultBody {
+    func foreignDelete(_ query: ForeignQuery, _ context: RequestContext) throws -> ResultBody {
         let schema = try checked(query)
         let deleted = try store.perform { store in try (store as? any ForeignItemStore)?.deleteForeignItems(schema, matching: query.attributes) ?? [] }
         if !deleted.isEmpty { logger.info("foreign_delete \(schema.rawValue) items (\(deleted.count))") }

@@ -3,20 +3,23 @@ import VaultProtocol
 
 /// get, add, set, delete, list.
 extension RequestDispatcher {
-    func get(_ name: ItemName) throws -> ResultBody {
-        let key = try ItemKey(name)
+    func get(_ name: ItemName, _ context: RequestContext) throws -> ResultBody {
+        let key = try ItemKey(addressable: name)
+        try access.checkRead(key, op: .get, context)
         let item = try store.perform { try $0.get(key) }
         logger.debug("get \(key)")
         return ResultBody(item: ItemBody(item.info, secret: item.secret))
     }
 
-    func write(_ write: ItemWrite, replacing: Bool) throws -> ResultBody {
-        let key = try ItemKey(service: write.service, account: write.account)
+    func write(_ write: ItemWrite, replacing: Bool, _ context: RequestContext) throws -> ResultBody {
+        let key = try ItemKey(addressable: ItemName(service: write.service, account: write.account))
+        context.item = key
         let changes = ItemChanges(label: write.label, comment: write.comment, kind: try Self.writableKind(write.kind))
         let info = try store.perform { store in
             replacing ? try store.set(key, secret: write.secret, changes: changes) : try store.add(key, secret: write.secret, changes: changes)
         }
-        logger.info("\(replacing ? "set" : "add") \(key)")
+        if write.confirm == true { _ = try access.updateRules(key) { $0.confirm = true } }
+        logger.info(replacing ? "set an item" : "added an item", naming: key.description)
         return ResultBody(item: ItemBody(info, secret: nil))
     }
 
@@ -29,14 +32,18 @@ extension RequestDispatcher {
         case .secret?: return .secret
         case .aws?: return .aws
         case .session?: throw VaultError.invalidInput("kind 'session' cannot be written with add or set: sign in with login, or use import_session")
+        case .access?: throw VaultError.invalidInput("kind 'access' is vault's own (access rules): use allow, disallow and --confirm")
         case nil: throw VaultError.invalidInput("unknown kind '\(String(text.prefix(40)).replacingControlCharacters())': add and set take 'secret' or 'aws'")
         }
     }
 
-    func delete(_ name: ItemName) throws -> ResultBody {
-        let key = try ItemKey(name)
+    /// Removes the item and its access rules: an item made again under the name starts unguarded.
+    func delete(_ name: ItemName, _ context: RequestContext) throws -> ResultBody {
+        let key = try ItemKey(addressable: name)
+        context.item = key
         try store.perform { try $0.delete(key) }
-        logger.info("delete \(key)")
+        _ = try access.updateRules(key) { $0 = AccessRules.Entry(service: key.service, account: key.account, confirm: false, allow: []) }
+        logger.info("deleted an item", naming: key.description)
         return ResultBody()
     }
 
@@ -45,7 +52,7 @@ extension RequestDispatcher {
         let (items, unaddressable) = try store.perform { store in
             (try store.list(service: filter.service), try store.unaddressable(service: filter.service))
         }
-        var result = ResultBody(items: items.map(describe))
+        var result = ResultBody(items: items.filter { $0.kind != .access }.map(describe))
         if !unaddressable.isEmpty { result.unaddressable = unaddressable.map(UnaddressableBody.init) }
         return result
     }
@@ -54,6 +61,14 @@ extension RequestDispatcher {
 extension ItemKey {
     init(_ name: ItemName) throws {
         try self.init(service: name.service, account: name.account)
+    }
+
+    /// A key a request may name: not one of vault's own items (`ItemKey.reservedService`).
+    init(addressable name: ItemName) throws {
+        try self.init(name)
+        guard !isReserved else {
+            throw VaultError.invalidInput("service '\(ItemKey.reservedService)' is vault's own (access rules, the audit key): use another service name")
+        }
     }
 }
 

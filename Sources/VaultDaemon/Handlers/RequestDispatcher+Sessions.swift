@@ -6,8 +6,9 @@ import VaultTokens
 /// Sign-in sessions: token, login, signup, reset_password, logout, import_session, device_start,
 /// device_poll.
 extension RequestDispatcher {
-    func token(_ request: TokenRequest) throws -> ResultBody {
+    func token(_ request: TokenRequest, _ context: RequestContext) throws -> ResultBody {
         let key = try sessionKey(service: request.service, account: request.account)
+        try access.checkRead(key, op: .token, context)
         let token = try refresher.token(for: key, minTTL: request.minTTL)
         return ResultBody(token: TokenBody(
             accessToken: token.accessToken, tokenType: token.tokenType,
@@ -19,7 +20,7 @@ extension RequestDispatcher {
             request.provider, user: request.user, password: request.password, service: request.service, account: request.account,
             signingUp: signingUp)
         guard let info = result.info else { return ResultBody(message: result.message) }
-        logger.info("\(signingUp ? "signed up" : "signed in"): session for \(result.key)")
+        logger.info(signingUp ? "signed up: a session was stored" : "signed in: a session was stored", naming: result.key.description)
         return ResultBody(item: ItemBody(info, secret: nil), message: result.message)
     }
 
@@ -35,15 +36,15 @@ extension RequestDispatcher {
             guard let info else { throw VaultError.notFound(key) }
             guard info.kind == .session else { throw VaultError.invalidInput("\(key) is a plain secret, not a sign-in session; use 'vaultctl delete'") }
             try sessions.forget(key)
-            logger.info("forgot the session for \(key) here only (logout --local)")
+            logger.info("forgot a session here only (logout --local)", naming: key.description)
             return ResultBody(message: "forgot the session for \(key.service) (\(key.account)) here only; the provider was not asked to end it")
         }
         switch try sessions.logout(key) {
         case .endedOnServer:
-            logger.info("signed out: session for \(key) ended on the server and removed")
+            logger.info("signed out: a session ended on the server and removed", naming: key.description)
             return ResultBody(message: "signed out of \(key.service) (\(key.account))")
         case .nothingToEnd:
-            logger.info("signed out: session for \(key) removed (nothing to end on the server)")
+            logger.info("signed out: a session removed (nothing to end on the server)", naming: key.description)
             return ResultBody(message: "signed out of \(key.service) (\(key.account)): removed here; the provider has no sign-out to ask for")
         }
     }
@@ -52,7 +53,7 @@ extension RequestDispatcher {
         let key = try ItemKey(service: request.service, account: request.account)
         let info = try sessions.importSession(
             key, json: request.session.unprotectedBytes, defaults: request.defaults, now: Double(Clock.nowMilliseconds()) / 1000)
-        logger.info("imported a session for \(key)")
+        logger.info("imported a session", naming: key.description)
         return ResultBody(item: ItemBody(info, secret: nil))
     }
 
@@ -72,7 +73,7 @@ extension RequestDispatcher {
         case .slowDown:
             return ResultBody(device: DeviceBody(state: "slow_down"))
         case .signedIn(let info):
-            logger.info("signed in with a device code: session for \(key)")
+            logger.info("signed in with a device code: a session was stored", naming: key.description)
             return ResultBody(item: ItemBody(info, secret: nil))
         }
     }

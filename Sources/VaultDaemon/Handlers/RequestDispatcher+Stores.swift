@@ -7,15 +7,26 @@ import VaultStores
 
 /// status, migrate, doctor: the stores themselves.
 extension RequestDispatcher {
+    /// A migration's progress line: with names only under `--verbose`; otherwise what happened
+    /// without the item ("copied 3 of 9").
+    private func logMigration(_ line: String) {
+        let steps = ["copied ", "removed ", "conflict", "left in place"]
+        let unnamed = steps.contains(where: line.hasPrefix) ? String(line.prefix { $0 != ":" }) : "collapsed an item's duplicates"
+        if logger.minimumLevel <= .debug { logger.info("migrate: \(line)") } else { logger.info("migrate: \(unnamed)") }
+    }
+
     func status() -> StatusBody {
         let reason = store.reasonChosen
-        let (storeStatus, exists) = (try? store.perform { store in
-            (store.status(), (store as? any PassphraseProtected)?.exists ?? true)
-        }) ?? (StoreStatus(kind: .file, isLocked: true, location: "", itemCount: nil), false)
+        let (storeStatus, exists, own) = (try? store.perform { store in
+            let status = store.status()
+            // vault's own items (access rules, the audit key) are not the user's: not counted.
+            let own = status.isLocked ? 0 : ((try? store.list(service: ItemKey.reservedService).count) ?? 0)
+            return (status, (store as? any PassphraseProtected)?.exists ?? true, own)
+        }) ?? (StoreStatus(kind: .file, isLocked: true, location: "", itemCount: nil), false, 0)
         var body = StatusBody(
             version: VaultVersion.string, protocolVersion: VaultVersion.protocolVersion, pid: getpid(),
             backend: storeStatus.kind.rawValue, backendReason: reason, locked: storeStatus.isLocked,
-            location: storeStatus.location, exists: exists, items: storeStatus.itemCount, socket: socketPath,
+            location: storeStatus.location, exists: exists, items: storeStatus.itemCount.map { max(0, $0 - own) }, socket: socketPath,
             lockReason: storeStatus.isLocked ? store.currentLockReason : nil,
             sessions: storeStatus.isLocked ? nil : (try? store.perform { try $0.list(service: nil) })?.filter { $0.kind == .session }.map(describe))
         if storeStatus.unaddressableCount > 0 { body.unaddressable = storeStatus.unaddressableCount }
@@ -38,15 +49,13 @@ extension RequestDispatcher {
             source = kind
             try unlockForMigration(passphrase: request.passphrase)
             logger.info("moving the items left in the \(kind.rawValue) store into the \(target.rawValue) store in use")
-            report = try store.absorb(from: other) { line in logger.info("migrate: \(line)") }
+            report = try store.absorb(from: other) { line in logMigration(line) }
         } else {
             source = current
             let destination = try catalog.openStore(target, passphrase: request.passphrase)
             logger.info("migrating every item from the \(source.rawValue) store to the \(target.rawValue) store")
             reason = "migrated from the \(source.rawValue) store by 'vaultctl migrate'"
-            report = try store.migrate(to: destination, reason: reason) { line in
-                logger.info("migrate: \(line)")
-            }
+            report = try store.migrate(to: destination, reason: reason) { line in logMigration(line) }
         }
         // The choice survives a restart: recorded in the configuration file.
         let recorded = recordBackend(target)

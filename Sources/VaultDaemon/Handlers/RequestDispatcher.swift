@@ -17,12 +17,16 @@ public final class RequestDispatcher: Sendable {
     let logger: Logger
     let refresher: SessionRefresher
     let sessions: SessionManager
+    let access: AccessControl
 
     public init(store: ActiveStore, catalog: StoreCatalog, socketPath: String, logger: Logger) {
         self.store = store
         self.catalog = catalog
         self.socketPath = socketPath
         self.logger = logger
+        access = AccessControl(
+            store: store, directory: FileSystem.parentDirectory(of: catalog.configuration.vaultFilePath),
+            approvalTimeout: catalog.configuration.approvalTimeout, confirmAll: catalog.configuration.confirmAll, logger: logger)
         // One request to a provider must fit in a refresh's budget (HTTPClient waits its timeout and 1 s more).
         let httpTimeout = min(catalog.configuration.httpTimeout, SessionRefresher.defaultBudget - 2)
         refresher = SessionRefresher(
@@ -37,7 +41,7 @@ public final class RequestDispatcher: Sendable {
                     return changed
                 }
             },
-            log: { logger.info($0) })
+            log: { message, session in logger.info(message, naming: session.description) })
         sessions = SessionManager(
             refresher: refresher,
             save: { key, record, label in
@@ -58,6 +62,11 @@ public final class RequestDispatcher: Sendable {
     /// Answers one request line. Its secret fields are read into `SecretBytes` and blanked in
     /// `line` before anything else parses it (`MessageCodec.decode`); the caller wipes the rest.
     public func handle(line: inout [UInt8]) -> ResponseLine {
+        handle(line: &line, from: nil)
+    }
+
+    /// Answers one request line from the process `peer` (nil: from no socket).
+    func handle(line: inout [UInt8], from peer: PeerProcess?) -> ResponseLine {
         let decoded: RequestLine
         do {
             decoded = try MessageCodec.decode(RequestLine.self, from: &line)
@@ -74,24 +83,47 @@ public final class RequestDispatcher: Sendable {
         let isUse = decoded.request.postponesAutoLock
         if isUse { store.recordUse() }
         defer { if isUse { store.recordUse() } }
-        var response = respond(to: decoded.request)
+        let context = RequestContext(peer: peer)
+        var response = respond(to: decoded.request, context)
         if case .failure(let body) = response, body.code == VaultErrorCode.locked.rawValue, decoded.request.touchesItems {
             // Name the real cause (the passphrase file's mode, say); try again when it was fixed.
             let (unlocked, explained) = store.explainLocked(.locked(body.message))
-            response = unlocked ? respond(to: decoded.request) : .failure(ErrorBody(explained))
+            response = unlocked ? respond(to: decoded.request, context) : .failure(ErrorBody(explained))
         }
+        audit(decoded.request, response, context)
         return ResponseLine(id: decoded.id, response)
     }
 
-    private func respond(to request: Request) -> Response {
+    private func respond(to request: Request, _ context: RequestContext) -> Response {
         do {
-            return .success(try answer(request))
+            return .success(try answer(request, context))
         } catch let error as VaultError {
             return .failure(ErrorBody(error))
         } catch {
             logger.error("unexpected error: \(error)")
             return .failure(ErrorBody(.internal, "internal error; see vaultd's log"))
         }
+    }
+
+    /// Appends the audit record of a request that read or changed an item (or was refused one).
+    private func audit(_ request: Request, _ response: Response, _ context: RequestContext) {
+        switch request {
+        case .get, .add, .set, .delete, .token, .foreignGet, .foreignSet, .foreignDelete, .allow, .disallow: break
+        default: return
+        }
+        let result: String
+        switch response {
+        case .success: result = "ok"
+        case .failure(let body): result = body.code
+        }
+        // A request refused before it named an item (bad names) is no access.
+        guard context.item != nil || result == "ok" || result == VaultErrorCode.denied.rawValue else { return }
+        access.record(op: request.operation.rawValue, item: context.item, result: result, caller: context.caller, grant: context.grant)
+    }
+
+    /// The connection of `peer` closed: if it was an approver, it is one no longer.
+    func connectionClosed(_ peer: PeerProcess) {
+        access.broker.remove(approver: ObjectIdentifier(peer))
     }
 
     /// Answers a copy of `line`, wiped afterwards (for callers that keep their own line).
@@ -102,20 +134,20 @@ public final class RequestDispatcher: Sendable {
     }
 
     /// The dispatch switch: every operation, checked by the compiler.
-    func answer(_ request: Request) throws -> ResultBody {
+    func answer(_ request: Request, _ context: RequestContext) throws -> ResultBody {
         switch request {
         case .status: ResultBody(status: status())
-        case .get(let payload): try get(payload)
-        case .add(let payload): try write(payload, replacing: false)
-        case .set(let payload): try write(payload, replacing: true)
-        case .delete(let payload): try delete(payload)
+        case .get(let payload): try get(payload, context)
+        case .add(let payload): try write(payload, replacing: false, context)
+        case .set(let payload): try write(payload, replacing: true, context)
+        case .delete(let payload): try delete(payload, context)
         case .list(let payload): try list(payload)
         case .lock: try lock()
         case .unlock(let payload): try unlock(payload)
         case .changePassphrase(let payload): try changePassphrase(payload)
         case .migrate(let payload): try migrate(payload)
         case .doctor: try doctor()
-        case .token(let payload): try token(payload)
+        case .token(let payload): try token(payload, context)
         case .login(let payload): try signIn(payload, signingUp: false)
         case .signup(let payload): try signIn(payload, signingUp: true)
         case .resetPassword(let payload): try resetPassword(payload)
@@ -124,9 +156,15 @@ public final class RequestDispatcher: Sendable {
         case .deviceStart(let payload): try deviceStart(payload)
         case .devicePoll(let payload): try devicePoll(payload)
         case .foreignList(let payload): try foreignList(payload)
-        case .foreignGet(let payload): try foreignGet(payload)
-        case .foreignSet(let payload): try foreignSet(payload)
-        case .foreignDelete(let payload): try foreignDelete(payload)
+        case .foreignGet(let payload): try foreignGet(payload, context)
+        case .foreignSet(let payload): try foreignSet(payload, context)
+        case .foreignDelete(let payload): try foreignDelete(payload, context)
+        case .allow(let payload): try allow(payload, context)
+        case .disallow(let payload): try disallow(payload, context)
+        case .rules(let payload): try rules(payload)
+        case .audit(let payload): try audit(payload)
+        case .approveNext(let payload): try approveNext(payload, context)
+        case .approveAnswer(let payload): try approveAnswer(payload)
         }
     }
 }

@@ -24,6 +24,7 @@ final class Connection: Sendable {
     let number: Int
     let peerPID: Int32
     private let fd: FileDescriptor
+    private let peer: PeerProcess
     private let dispatcher: RequestDispatcher
     private let logger: Logger
     private let events: RateLimitedLog
@@ -38,6 +39,7 @@ final class Connection: Sendable {
         self.number = number
         self.fd = fd
         self.peerPID = peerPID
+        peer = PeerProcess(socket: fd, pid: peerPID)
         self.dispatcher = dispatcher
         self.logger = logger
         self.events = events
@@ -109,10 +111,13 @@ final class Connection: Sendable {
         defer {
             lines.clear()
             scratch.withUnsafeMutableBytes { SecretBytes.wipe($0) }
+            // Before the socket closes: an approver's registration polls it.
+            dispatcher.connectionClosed(peer)
             state.withLock { state in
                 state = .closed
                 fd.close()
             }
+            peer.close()
         }
         while true {
             var answered = false
@@ -124,7 +129,7 @@ final class Connection: Sendable {
                     // keeps the connection from counting as idle.
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue drain }
                     answered = true
-                    guard send(dispatcher.handle(line: &line)) else { return }
+                    guard send(dispatcher.handle(line: &line, from: peer)) else { return }
                 case .tooLong:
                     logger.warning("connection \(number) (pid \(peerPID)) sent a request over \(MessageCodec.maxRequestBytes) bytes; closing it")
                     _ = send(ResponseLine(id: nil, .failure(ErrorBody(

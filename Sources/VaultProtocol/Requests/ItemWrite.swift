@@ -9,13 +9,16 @@ public struct ItemWrite: Codable, Sendable {
     public var label: String?
     public var comment: String?
     public var kind: String?
+    /// `true`: from now on, each access needs an approver's answer (`vaultctl approve`).
+    public var confirm: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case service, account, secret, label, comment, kind
+        case service, account, secret, label, comment, kind, confirm
         case secretBase64 = "secret_b64"
     }
 
-    public init(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, kind: String? = nil) {
+    public init(service: String, account: String, secret: SecretBytes, label: String? = nil, comment: String? = nil, kind: String? = nil, confirm: Bool? = nil) {
+        self.confirm = confirm
         self.service = service
         self.account = account
         self.secret = secret
@@ -33,6 +36,7 @@ public struct ItemWrite: Codable, Sendable {
         label = try container.decodeIfPresent(String.self, forKey: .label)
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
         kind = try container.decodeIfPresent(String.self, forKey: .kind)
+        confirm = try container.decodeIfPresent(Bool.self, forKey: .confirm)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -43,5 +47,6 @@ public struct ItemWrite: Codable, Sendable {
         try container.encodeIfPresent(label, forKey: .label)
         try container.encodeIfPresent(comment, forKey: .comment)
         try container.encodeIfPresent(kind, forKey: .kind)
+        try container.encodeIfPresent(confirm, forKey: .confirm)
     }
 }

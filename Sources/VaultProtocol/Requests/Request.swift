@@ -25,6 +25,12 @@ public enum Request: Sendable {
     case foreignGet(ForeignQuery)
     case foreignSet(ForeignWrite)
     case foreignDelete(ForeignQuery)
+    case allow(AccessRuleRequest)
+    case disallow(AccessRuleRequest)
+    case rules(AccessRuleRequest)
+    case audit(AuditRequest)
+    case approveNext(ApprovalWait)
+    case approveAnswer(ApprovalAnswer)
 
     public var operation: Operation {
         switch self {
@@ -51,6 +57,12 @@ public enum Request: Sendable {
         case .foreignGet: .foreignGet
         case .foreignSet: .foreignSet
         case .foreignDelete: .foreignDelete
+        case .allow: .allow
+        case .disallow: .disallow
+        case .rules: .rules
+        case .audit: .audit
+        case .approveNext: .approveNext
+        case .approveAnswer: .approveAnswer
         }
     }
 }

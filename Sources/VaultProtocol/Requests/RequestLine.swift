@@ -49,6 +49,12 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .foreignGet: .foreignGet(try ForeignQuery(from: decoder))
         case .foreignSet: .foreignSet(try ForeignWrite(from: decoder))
         case .foreignDelete: .foreignDelete(try ForeignQuery(from: decoder))
+        case .allow: .allow(try AccessRuleRequest(from: decoder))
+        case .disallow: .disallow(try AccessRuleRequest(from: decoder))
+        case .rules: .rules(try AccessRuleRequest(from: decoder))
+        case .audit: .audit(try AuditRequest(from: decoder))
+        case .approveNext: .approveNext(try ApprovalWait(from: decoder))
+        case .approveAnswer: .approveAnswer(try ApprovalAnswer(from: decoder))
         }
     }
 
@@ -73,6 +79,10 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .devicePoll(let payload): try payload.encode(to: encoder)
         case .foreignList(let payload), .foreignGet(let payload), .foreignDelete(let payload): try payload.encode(to: encoder)
         case .foreignSet(let payload): try payload.encode(to: encoder)
+        case .allow(let payload), .disallow(let payload), .rules(let payload): try payload.encode(to: encoder)
+        case .audit(let payload): try payload.encode(to: encoder)
+        case .approveNext(let payload): try payload.encode(to: encoder)
+        case .approveAnswer(let payload): try payload.encode(to: encoder)
         }
     }
 }

@@ -19,6 +19,12 @@ public struct ResultBody: Codable, Sendable {
     public var device: DeviceBody?
     // foreign_list: the matching items; foreign_set: those written; foreign_delete: those deleted
     public var foreign: [ForeignItemBody]?
+    // rules, allow, disallow: the item's rules
+    public var rules: AccessRulesBody?
+    // audit: the records, oldest first
+    public var audit: [AuditEntryBody]?
+    // approve_next: the request to answer (absent when none came within the wait)
+    public var approval: ApprovalBody?
 
     public init(
         item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,

@@ -58,6 +58,7 @@ struct SealedRecord: Sendable {
         case .secret: 0
         case .session: 1
         case .aws: 2
+        case .access: 3
         }
     }
 
@@ -66,6 +67,7 @@ struct SealedRecord: Sendable {
         case 0: .secret
         case 1: .session
         case 2: .aws
+        case 3: .access
         default: nil
         }
     }

@@ -1,0 +1,29 @@
+/// A request waiting for an approver's answer (`vaultctl approve`): who asks for which item.
+public struct ApprovalRequest: Sendable, Equatable {
+    public var id: Int
+    public var op: String
+    public var service: String
+    public var account: String
+    public var pid: Int32?
+    public var exe: String?
+    public var script: String?
+    public var cwd: String?
+    public var unit: String?
+    /// Seconds before vaultd denies it for want of an answer.
+    public var expiresIn: Double
+
+    public init(id: Int, op: String, service: String, account: String, pid: Int32?, exe: String?, script: String?, cwd: String?,
+                unit: String?, expiresIn: Double) {
+        (self.id, self.op, self.service, self.account, self.pid) = (id, op, service, account, pid)
+        (self.exe, self.script, self.cwd, self.unit, self.expiresIn) = (exe, script, cwd, unit, expiresIn)
+    }
+}
+
+/// An approver's answer.
+public enum ApprovalDecision: Sendable, Equatable {
+    case once
+    case minutes(Int)
+    /// Writes a rule allowing the caller's program (its script, for an interpreter).
+    case always
+    case deny
+}

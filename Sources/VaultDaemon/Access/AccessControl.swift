@@ -1,0 +1,155 @@
+import Synchronization
+import VaultCore
+import VaultProtocol
+
+/// Who may read which item: the rules stored in the vault (`AccessRules`), grants an approver
+/// gave for a while, and the approver itself (`ApprovalBroker`); and the audit log of every
+/// access. Rules are read from the store for each guarded request, so a rule written by another
+/// vaultd on the same file, or restored with the items, applies at once.
+final class AccessControl: Sendable {
+    /// An approver's "for N minutes": this program may read this item until `until` (monotonic).
+    private struct Grant {
+        var item: ItemKey
+        var path: String
+        var hash: String
+        var until: Double
+    }
+
+    let store: ActiveStore
+    let broker: ApprovalBroker
+    let audit: AuditLog
+    /// `--confirm-all`: every item needs the approver, as if each were marked `confirm`.
+    let confirmAll: Bool
+    private let logger: Logger
+    private let grants = Mutex([Grant]())
+
+    init(store: ActiveStore, directory: String, approvalTimeout: Double, confirmAll: Bool, logger: Logger) {
+        self.store = store
+        self.confirmAll = confirmAll
+        self.logger = logger
+        broker = ApprovalBroker(timeout: approvalTimeout)
+        audit = AuditLog(directory: directory)
+    }
+
+    /// Throws `denied` unless the request's caller may read `item`: the item has no rules (and
+    /// not `--confirm-all`), a rule
+    /// names the caller's program (path and content), an approver's grant for a while covers
+    /// it, or, for an item that needs confirmation, the approver says yes now.
+    func checkRead(_ item: ItemKey, op: Operation, _ context: RequestContext) throws {
+        context.item = item
+        let rules = try store.perform { try AccessRules.load(from: $0) }
+        let caller = context.caller
+        let verdict = rules.verdict(for: item, caller: caller)
+        switch verdict {
+        case .unguarded where !confirmAll:
+            return
+        case .allowed:
+            context.grant = "rule"
+            return
+        case .unguarded, .changed, .notAllowed:
+            break
+        }
+        let now = Clock.monotonicSeconds()
+        if let principal = caller.principal, grants.withLock({ grants in
+            grants.removeAll { $0.until <= now }
+            return grants.contains { $0.item == item && $0.path == principal.path && $0.hash == principal.hash }
+        }) {
+            context.grant = "approved for a while"
+            return
+        }
+        guard confirmAll || rules.entry(item)?.confirm == true else { throw Self.refusal(verdict, item: item, caller: caller, rules: rules) }
+        try askApprover(op: op, item: item, context)
+    }
+
+    /// Asks the approver; returns when it approved (writing the rule or grant it asked for).
+    func askApprover(op: Operation, item: ItemKey, _ context: RequestContext) throws {
+        let caller = context.caller
+        let answer: ApprovalBroker.Answer
+        do {
+            answer = try broker.ask(op: op.rawValue, item: item, caller: caller)
+        } catch {
+            record(op: "approve", item: item, result: VaultErrorCode.denied.rawValue, caller: caller, grant: "no approver running")
+            throw error
+        }
+        let principal = caller.principal
+        switch answer {
+        case .once:
+            context.grant = "approved once"
+        case .minutes(let minutes):
+            context.grant = "approved for \(minutes) minutes"
+            if let principal {
+                let until = Clock.monotonicSeconds() + Double(minutes) * 60
+                grants.withLock { $0.append(Grant(item: item, path: principal.path, hash: principal.hash, until: until)) }
+            }
+        case .always:
+            context.grant = "approved always"
+            if let principal { try allow(item, path: principal.path, hash: principal.hash) }
+        case .deny, .timedOut, .approverGone:
+            let why = switch answer {
+            case .deny: "the approver denied it"
+            case .timedOut: "the approver gave no answer within \(broker.timeout.secondsText) s"
+            default: "the approver went away before answering"
+            }
+            record(op: "approve", item: item, result: VaultErrorCode.denied.rawValue, caller: caller, grant: why)
+            throw VaultError.denied("\(why): \(caller.summary) may not read \(item)")
+        }
+        record(op: "approve", item: item, result: "ok", caller: caller, grant: context.grant)
+    }
+
+    /// Adds an allow rule for the program at `path` with content hash `hash`.
+    @discardableResult
+    func allow(_ item: ItemKey, path: String, hash: String) throws -> AccessRules.Entry? {
+        let added = Timestamp.rfc3339(milliseconds: Clock.nowMilliseconds())
+        return try updateRules(item) { entry in
+            entry.allow.removeAll { $0.path == path }
+            entry.allow.append(AccessRules.Program(path: path, sha256: hash, added: added))
+        }
+    }
+
+    /// Changes the rules of `item` on the store queue and returns its entry afterwards.
+    func updateRules(_ item: ItemKey, _ change: @escaping (inout AccessRules.Entry) -> Void) throws -> AccessRules.Entry? {
+        try store.perform { store in
+            var rules = try AccessRules.load(from: store)
+            rules.update(item, change)
+            try rules.save(to: store)
+            return rules.entry(item)
+        }
+    }
+
+    func rules(of item: ItemKey) throws -> AccessRules.Entry? {
+        try store.perform { try AccessRules.load(from: $0) }.entry(item)
+    }
+
+    static func refusal(_ verdict: AccessRules.Verdict, item: ItemKey, caller: CallerIdentity, rules: AccessRules) -> VaultError {
+        let again = "vaultctl allow \(item.service.shellQuoted) \(item.account.shellQuoted)"
+        if case .changed(let path) = verdict {
+            return .denied("\(path) has changed since it was allowed to read \(item) (its content's SHA-256 differs), so \(caller.summary) was refused; "
+                           + "if the change is expected (an upgrade), allow it again: \(again) \(path.shellQuoted)")
+        }
+        let allowed = rules.entry(item)?.allow.map(\.path).joined(separator: ", ") ?? ""
+        let program = caller.principal?.path ?? "PROGRAM"
+        return .denied("\(item) may be read only by \(allowed); \(caller.summary) was refused. To allow it: \(again) \(program.shellQuoted)")
+    }
+
+    // MARK: Audit
+
+    /// Appends a record, sealed under the vault's audit key. Nothing is recorded while the store
+    /// is locked (its key is in the vault), nor before the key exists; a failure to write is logged, without names, and does
+    /// not fail the request.
+    func record(op: String, item: ItemKey?, result: String, caller: CallerIdentity, grant: String? = nil) {
+        let entry = AuditEntryBody(
+            time: "", op: op, service: item?.service, account: item?.account, result: result, pid: caller.pid, exe: caller.executable,
+            script: caller.script, unit: caller.unit, grant: grant)
+        do {
+            // The key is made by the first access that succeeded or was denied: a vault nobody has
+            // stored anything in gets no item of vault's own from a failed lookup.
+            let create = result == "ok" || result == VaultErrorCode.denied.rawValue
+            guard let key = try store.perform({ try AuditKey.get(in: $0, creating: create) }) else { return }
+            try audit.append(entry, key: key)
+        } catch let error as VaultError where error.code == .locked {
+            logger.debug("not audited (the store is locked): \(op)")
+        } catch {
+            logger.warning("could not append to the audit log \(audit.path): \(error)")
+        }
+    }
+}

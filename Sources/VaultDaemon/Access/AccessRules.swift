@@ -1,0 +1,96 @@
+import Foundation
+import VaultCore
+
+/// Every access rule of the vault, kept as one JSON document in the item `ItemKey.accessRules`
+/// (kind `access`), so it is encrypted with the item metadata in the file store and migrates
+/// with the items. An item without an entry is given to any caller of the user.
+struct AccessRules: Codable, Sendable, Equatable {
+    /// One program allowed to read an item: its path and the SHA-256 of its content when allowed.
+    struct Program: Codable, Sendable, Equatable {
+        var path: String
+        var sha256: String
+        /// When the rule was written (RFC 3339).
+        var added: String
+    }
+
+    /// The rules of one item.
+    struct Entry: Codable, Sendable, Equatable {
+        var service: String
+        var account: String
+        /// Each access needs an approver's answer unless a program below (or a timed grant) matches.
+        var confirm: Bool
+        var allow: [Program]
+
+        var key: ItemKey? { try? ItemKey(service: service, account: account) }
+        var isEmpty: Bool { !confirm && allow.isEmpty }
+    }
+
+    /// What the rules say about one caller.
+    enum Verdict: Equatable {
+        /// The item has no rules.
+        case unguarded
+        /// A program of the caller is allowed (its path).
+        case allowed(String)
+        /// The caller runs a program at an allowed path whose content differs from when it was allowed.
+        case changed(String)
+        /// No rule names the caller's programs.
+        case notAllowed
+    }
+
+    var version = 1
+    var items: [Entry] = []
+
+    static let maxBytes = 256 * 1024
+
+    func entry(_ key: ItemKey) -> Entry? {
+        items.first { $0.service == key.service && $0.account == key.account }
+    }
+
+    /// Replaces (or, when it became empty, removes) the entry of `key`.
+    mutating func update(_ key: ItemKey, _ change: (inout Entry) -> Void) {
+        var entry = entry(key) ?? Entry(service: key.service, account: key.account, confirm: false, allow: [])
+        change(&entry)
+        items.removeAll { $0.service == key.service && $0.account == key.account }
+        if !entry.isEmpty { items.append(entry) }
+        items.sort { ($0.service, $0.account) < ($1.service, $1.account) }
+    }
+
+    func verdict(for key: ItemKey, caller: CallerIdentity) -> Verdict {
+        guard let entry = entry(key), !entry.allow.isEmpty || entry.confirm else { return .unguarded }
+        let programs = caller.programs
+        for rule in entry.allow where programs.contains(where: { $0.path == rule.path && $0.hash == rule.sha256 }) {
+            return .allowed(rule.path)
+        }
+        if let changed = entry.allow.first(where: { rule in programs.contains { $0.path == rule.path } }) {
+            return .changed(changed.path)
+        }
+        return .notAllowed
+    }
+
+    // MARK: Storage
+
+    static func load(from store: any VaultStore) throws -> AccessRules {
+        let item: Item
+        do {
+            item = try store.get(.accessRules)
+        } catch VaultError.notFound {
+            return AccessRules()
+        }
+        guard let rules = try? item.secret.withUnsafeBytes({ try JSONDecoder().decode(AccessRules.self, from: Data($0)) }) else {
+            throw VaultError.internal("the access rules stored in the vault (item \(ItemKey.accessRules)) cannot be read; run 'vaultctl rules' after fixing or deleting them with a newer vault")
+        }
+        return rules
+    }
+
+    func save(to store: any VaultStore) throws {
+        if items.isEmpty {
+            do { try store.delete(.accessRules) } catch VaultError.notFound {}
+            return
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let bytes = try encoder.encode(self)
+        guard bytes.count <= Self.maxBytes else { throw VaultError.tooLarge("the access rules would exceed \(Self.maxBytes / 1024) KiB; remove some with 'vaultctl disallow'") }
+        _ = try store.set(.accessRules, secret: SecretBytes(Array(bytes)), changes: ItemChanges(label: "vault access rules", kind: .access))
+    }
+}

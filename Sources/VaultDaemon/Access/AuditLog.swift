@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+import VaultCore
+import VaultProtocol
+
+/// The audit log: one record per access (`AuditEntryBody`: time, op, item, result, caller),
+/// appended to `audit.log` in the vault's 0700 directory, mode 0600, never through a symbolic
+/// link. Each line is one record sealed on its own with AES-256-GCM under the audit key (kept in
+/// the vault, `ItemKey.auditKey`) and a fresh random nonce: base64(nonce ‖ ciphertext ‖ tag). So
+/// the bytes on disk name no item, and the log is readable only through an unlocked vaultd.
+/// When appending would pass `maxBytes`, audit.log becomes audit.log.1 (and .1 becomes .2, ...,
+/// the oldest of `keep` dropped).
+final class AuditLog: Sendable {
+    let directory: String
+    let maxBytes: Int
+    let keep: Int
+    /// The time of the last record appended (ms): each record's time is later than the one
+    /// before, so `after` picks up exactly the records a follower has not seen.
+    private let last = Mutex(Int64(0))
+    private let appended = WakeList()
+
+    static let associatedData = Array("vault audit record v1".utf8)
+
+    init(directory: String, maxBytes: Int = 1 << 20, keep: Int = 4) {
+        self.directory = directory
+        self.maxBytes = maxBytes
+        self.keep = keep
+    }
+
+    var path: String { directory + "/audit.log" }
+
+    private func rotated(_ generation: Int) -> String { generation == 0 ? path : path + ".\(generation)" }
+
+    /// Seals and appends `entry` (its `time` is set here).
+    func append(_ entry: AuditEntryBody, key: SecretBytes) throws {
+        try last.withLock { last in
+            var entry = entry
+            let now = max(Clock.nowMilliseconds(), last + 1)
+            entry.time = Timestamp.rfc3339(milliseconds: now)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let box = try AESGCM.seal(Array(try encoder.encode(entry)), key: key, authenticating: Self.associatedData)
+            let line = Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A]
+            try PrivateDirectory.create(directory)
+            if let size = try FileStatus.of(path, followSymlinks: false)?.size, size + Int64(line.count) > maxBytes { try rotate() }
+            let fd = try FileDescriptor.openPrivateLog(path)
+            defer { fd.close() }
+            try fd.writeAll(line)
+            last = now
+        }
+        appended.wakeAll()
+    }
+
+    private func rotate() throws {
+        FileSystem.removeFileIfPresent(rotated(keep))
+        for generation in stride(from: keep - 1, through: 0, by: -1) where (try? FileStatus.of(rotated(generation), followSymlinks: false)) != nil {
+            try FileSystem.rename(rotated(generation), to: rotated(generation + 1))
+        }
+    }
+
+    /// The records later than `after` (ms), oldest first, and how many lines could not be
+    /// opened (damaged, or sealed under another key).
+    func records(key: SecretBytes, after: Int64) throws -> (records: [AuditEntryBody], unreadable: Int) {
+        var records: [AuditEntryBody] = []
+        var unreadable = 0
+        for generation in stride(from: keep, through: 0, by: -1) {
+            guard let fd = try? FileDescriptor.open(rotated(generation), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { continue }
+            let bytes = try fd.closeAfter { () throws -> [UInt8]? in
+                guard try fd.status().isRegularFile else { return nil }
+                return try fd.readAll(limit: maxBytes * 2)
+            }
+            for line in (bytes ?? []).split(separator: 0x0A) {
+                guard let entry = Self.open(line, key: key) else {
+                    unreadable += 1
+                    continue
+                }
+                if let time = Timestamp.milliseconds(rfc3339: entry.time), time > after { records.append(entry) }
+            }
+        }
+        return (records, unreadable)
+    }
+
+    private static func open(_ line: ArraySlice<UInt8>, key: SecretBytes) -> AuditEntryBody? {
+        guard let raw = Data(base64Encoded: Data(line)).map(Array.init), raw.count > AESGCM.nonceSize + AESGCM.tagSize else { return nil }
+        let box = AESGCM.SealedBox(
+            nonce: Array(raw.prefix(AESGCM.nonceSize)), ciphertext: Array(raw.dropFirst(AESGCM.nonceSize).dropLast(AESGCM.tagSize)),
+            tag: Array(raw.suffix(AESGCM.tagSize)))
+        guard let plain = try? AESGCM.open(box, key: key, authenticating: associatedData) else { return nil }
+        return plain.withUnsafeBytes { try? JSONDecoder().decode(AuditEntryBody.self, from: Data($0)) }
+    }
+
+    /// A ticket to wait on for the next append (take it before reading, see `WakeList`).
+    func ticket() -> DispatchSemaphore { appended.ticket() }
+
+    func wait(_ ticket: DispatchSemaphore, seconds: Double) { _ = appended.wait(ticket, seconds: seconds) }
+}

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CVaultShims
+import VaultCore
+
+/// The process at the other end of a connection, held by a pidfd taken when it was accepted:
+/// SO_PEERPIDFD where the kernel has it (6.5+; the kernel takes it at connect, so it names the
+/// connecting process even if that exited before the accept), else pidfd_open(2) on the
+/// SO_PEERCRED pid. `identify` reads /proc/PID and then checks the pidfd still runs: while it
+/// does, the pid cannot have been reused, so what was read belongs to this process.
+///
+/// What this cannot know: a process of the same user that can ptrace the caller (Yama
+/// `ptrace_scope` 0, or 1 for its own descendants) can make an allowed program do anything, and
+/// one that connected and then handed the socket to another process (fork, SCM_RIGHTS) is still
+/// taken for the one that connected. Rules tell programs apart; they are no wall between
+/// processes of one user (docs/protocol.md, "Access rules").
+final class PeerProcess: Sendable {
+    let pid: Int32
+    private let pidfd: FileDescriptor?
+    /// The connection's socket, not owned: the connection closes it after `connectionClosed`.
+    private let socket: FileDescriptor
+
+    init(socket: FileDescriptor, pid: Int32) {
+        self.pid = pid
+        self.socket = socket
+        var raw = vault_peer_pidfd(socket.rawValue)
+        if raw < 0 { raw = vault_pidfd_open(pid) }
+        pidfd = raw >= 0 ? FileDescriptor(rawValue: raw) : nil
+    }
+
+    func close() { pidfd?.close() }
+
+    /// Whether the peer has closed its end of the connection (or the process is gone), without
+    /// reading anything: for an approver blocked in a long poll, whose thread cannot notice.
+    /// POLLRDHUP (Linux; not exported to Swift by Glibc's module).
+    private static let readHangUp: Int32 = 0x2000
+
+    var hasHungUp: Bool {
+        var entry = pollfd(fd: socket.rawValue, events: Int16(Self.readHangUp), revents: 0)
+        guard poll(&entry, 1, 0) >= 0 else { return true }
+        return entry.revents & Int16(Self.readHangUp | Int32(POLLHUP | POLLERR | POLLNVAL)) != 0
+    }
+
+    /// What can be established about the process now. Only the pid when the process has exited
+    /// (or no pidfd could be taken): then no rule matches it.
+    func identify() -> CallerIdentity {
+        let unknown = CallerIdentity(pid: pid)
+        guard let pidfd else { return unknown }
+        let proc = "/proc/\(pid)"
+        var identity = unknown
+        identity.executable = Self.readLink(proc + "/exe")
+        if let exe = try? FileDescriptor.open(proc + "/exe", O_RDONLY) {
+            identity.executableHash = ExecutableHashes.shared.hash(of: exe)
+            exe.close()
+        }
+        identity.workingDirectory = Self.readLink(proc + "/cwd")
+        identity.unit = Self.read(proc + "/cgroup").flatMap(Self.unit(fromCgroup:))
+        if let executable = identity.executable, Self.isInterpreter(executable),
+           let arguments = Self.read(proc + "/cmdline")?.split(separator: "\0", omittingEmptySubsequences: false).map(String.init),
+           let script = Self.scriptArgument(arguments) {
+            // Relative to the process's working directory; realpath through /proc/PID/cwd gives
+            // the path a rule names.
+            let joined = script.hasPrefix("/") ? script : proc + "/cwd/" + script
+            if let resolved = Self.realPath(joined) {
+                identity.script = resolved
+                identity.scriptHash = ExecutableHashes.shared.hash(ofFile: resolved)
+            }
+        }
+        guard vault_pidfd_running(pidfd.rawValue) == 1 else { return unknown }
+        return identity
+    }
+
+    // MARK: /proc
+
+    static func readLink(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    private static func read(_ path: String) -> String? {
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
+        defer { fd.close() }
+        guard let bytes = try? fd.readAll(limit: 64 * 1024) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The last `.service` or `.scope` of the cgroup v2 path ("0::/user.slice/.../app.service").
+    static func unit(fromCgroup text: String) -> String? {
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("0::") }) ?? text.split(separator: "\n").last else { return nil }
+        let path = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).last ?? ""
+        return path.split(separator: "/").last(where: { $0.hasSuffix(".service") || $0.hasSuffix(".scope") }).map(String.init)
+    }
+
+    /// Programs that run a script named by their first argument that is not an option.
+    static func isInterpreter(_ executable: String) -> Bool {
+        var name = Substring(FileSystem.lastComponent(of: executable))
+        while let last = name.last, last.isNumber || last == "." { name = name.dropLast() }
+        return ["python", "perl", "ruby", "node", "bash", "sh", "dash", "zsh", "ksh", "mksh", "php", "lua", "tclsh", "Rscript"].contains(String(name))
+    }
+
+    /// The script in an interpreter's arguments (argv[0] first): the first argument that is not
+    /// an option, or the one after `--`; nil when the code comes from an option (`-c`, `-e`, `-m`)
+    /// or stdin. Options known to take a value (`-W x`, `-o x`) skip it.
+    static func scriptArgument(_ arguments: [String]) -> String? {
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" { return index + 1 < arguments.count ? arguments[index + 1] : nil }
+            if argument == "-" || argument.isEmpty { return nil }
+            guard argument.hasPrefix("-") else { return argument }
+            if ["-c", "-e", "-E", "-m", "--eval", "--command", "-r", "-p"].contains(argument) { return nil }
+            if ["-W", "-X", "-Q", "-o", "-O", "-I", "--rcfile", "--init-file", "--require"].contains(argument) { index += 1 }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,21 @@
+"""Reads an item straight over vaultd's socket, as a script run by python3: the access tests
+match such a caller by its script's path. Usage: vault_get.py SOCKET SERVICE ACCOUNT.
+Prints the secret, or 'error CODE'."""
+import json
+import socket
+import sys
+
+connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+connection.connect(sys.argv[1])
+connection.sendall(json.dumps({"id": 1, "op": "get", "service": sys.argv[2], "account": sys.argv[3]}).encode() + b"\n")
+answer = b""
+while not answer.endswith(b"\n"):
+    chunk = connection.recv(65536)
+    if not chunk:
+        break
+    answer += chunk
+response = json.loads(answer)
+if response.get("ok"):
+    print(response["result"]["item"]["secret"])
+else:
+    print("error " + response["error"]["code"])

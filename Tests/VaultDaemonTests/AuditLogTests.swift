@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultProtocol
+import VaultTestSupport
+@testable import VaultDaemon
+
+/// The audit log's file: sealed lines, rotation by size, and damage that costs one record.
+@Suite struct AuditLogTests {
+    func entry(_ index: Int) -> AuditEntryBody {
+        AuditEntryBody(time: "", op: "get", service: "service-\(index)", account: "account", result: "ok", pid: 7, exe: "/usr/bin/tool")
+    }
+
+    @Test func recordsAreSealedRotatedBySizeAndReadBackInOrder() throws {
+        let directory = TemporaryDirectory()
+        let log = AuditLog(directory: directory.file("vault"), maxBytes: 1000, keep: 2)
+        let key = try SecureRandom.secretBytes(AESGCM.keySize)
+        for index in 0..<20 { try log.append(entry(index), key: key) }
+        #expect(FileManager.default.fileExists(atPath: log.path + ".1") && FileManager.default.fileExists(atPath: log.path + ".2"))
+        #expect(!FileManager.default.fileExists(atPath: log.path + ".3"))
+        for file in [log.path, log.path + ".1", log.path + ".2"] {
+            #expect(try FileStatus.of(file)?.permissions == 0o600)
+            #expect(!(try String(contentsOfFile: file, encoding: .utf8)).contains("service-"))
+            #expect(try FileStatus.of(file)?.size ?? 0 <= 1000)
+        }
+        #expect(try FileStatus.of(directory.file("vault"))?.permissions == 0o700)
+        let (records, unreadable) = try log.records(key: key, after: .min)
+        #expect(unreadable == 0 && records.count < 20 && records.count > 5)
+        // The newest kept, oldest first, each later than the one before.
+        #expect(records.last?.service == "service-19")
+        let times = records.compactMap { Timestamp.milliseconds(rfc3339: $0.time) }
+        #expect(times == times.sorted() && Set(times).count == times.count)
+        #expect(try log.records(key: key, after: times[times.count - 2]).records.map(\.service) == ["service-19"])
+        // Another key opens nothing; a damaged line costs only itself.
+        #expect(try log.records(key: try SecureRandom.secretBytes(AESGCM.keySize), after: .min).records.isEmpty)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("not a record\n".utf8))
+        try handle.close()
+        let damaged = try log.records(key: key, after: .min)
+        #expect(damaged.unreadable == 1 && damaged.records.count == records.count)
+    }
+
+    @Test func theLogIsNeverWrittenThroughASymbolicLink() throws {
+        let directory = TemporaryDirectory()
+        let log = AuditLog(directory: directory.path)
+        let target = directory.file("elsewhere")
+        FileManager.default.createFile(atPath: target, contents: Data(), attributes: [.posixPermissions: 0o600])
+        symlink(target, log.path)
+        #expect(throws: (any Error).self) { try log.append(entry(1), key: try SecureRandom.secretBytes(AESGCM.keySize)) }
+        #expect(try FileStatus.of(target)?.size == 0)
+    }
+}
