@@ -7,13 +7,13 @@ import VaultProtocol
 extension RequestDispatcher {
     func foreignList(_ query: ForeignQuery) throws -> ResultBody {
         let schema = try checked(query)
-        let found = try store.perform { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: query.attributes) ?? [] }
+        let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: query.attributes) ?? [] }
         return ResultBody(foreign: found.map(ForeignItemBody.init))
     }
 
     func foreignGet(_ query: ForeignQuery) throws -> ResultBody {
         let schema = try checked(query)
-        let found = try store.perform { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
+        let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
         guard let (item, secret) = found else { return ResultBody() }
         logger.debug("foreign_get \(schema.rawValue) item")
         var body = ItemBody(

@@ -9,7 +9,7 @@ import VaultStores
 extension RequestDispatcher {
     func status() -> StatusBody {
         let reason = store.reasonChosen
-        let (storeStatus, exists) = (try? store.perform { store in
+        let (storeStatus, exists) = (try? store.read { store in
             (store.status(), (store as? any PassphraseProtected)?.exists ?? true)
         }) ?? (StoreStatus(kind: .file, isLocked: true, location: "", itemCount: nil), false)
         var body = StatusBody(
@@ -17,7 +17,7 @@ extension RequestDispatcher {
             backend: storeStatus.kind.rawValue, backendReason: reason, locked: storeStatus.isLocked,
             location: storeStatus.location, exists: exists, items: storeStatus.itemCount, socket: socketPath,
             lockReason: storeStatus.isLocked ? store.currentLockReason : nil,
-            sessions: storeStatus.isLocked ? nil : (try? store.perform { try $0.list(service: nil) })?.filter { $0.kind == .session }.map(describe))
+            sessions: storeStatus.isLocked ? nil : (try? store.read { try $0.list(service: nil) })?.filter { $0.kind == .session }.map(describe))
         if storeStatus.unaddressableCount > 0 { body.unaddressable = storeStatus.unaddressableCount }
         if storeStatus.duplicateCount > 0 { body.duplicates = storeStatus.duplicateCount }
         return body
