@@ -205,3 +205,47 @@ final class ProbeStore: VaultStore, @unchecked Sendable {
     func lock() throws { try writing { try inner.lock() } }
     func unlock(passphrase: SecretBytes?) throws { try writing { try inner.unlock(passphrase: passphrase) } }
 }
+
+/// Paged `list` in-process over 100,000 items: every item exactly once, in order, within the
+/// page limits, also while items are added between pages; one service's pages stay in it.
+@Suite struct PagedListDispatchTests {
+    @Test func pagesCoverEveryItemOnce() throws {
+        let memory = InMemoryStore()
+        for index in 0..<100_000 { try memory.set(try ItemKey(service: "s\(index % 3)", account: "item-\(index)"), secret: SecretBytes(utf8: "x"), changes: ItemChanges()) }
+        let directory = TemporaryDirectory(prefix: "vault-pages")
+        let configuration = DaemonConfiguration(socketPath: directory.file("vault.sock"), vaultFilePath: directory.file("vault.db"), environment: [:])
+        let dispatcher = RequestDispatcher(store: ActiveStore(store: memory, reason: "a test"), catalog: StoreCatalog(configuration: configuration),
+                                           socketPath: configuration.socketPath, logger: Logger(handler: RecordingLogHandler()))
+        func page(_ request: ListRequest) throws -> ResultBody {
+            guard case .success(let body) = dispatcher.handle(line: Array(MessageCodec.encode(RequestLine(id: nil, request: .list(request))).dropLast())).response else {
+                throw VaultError.invalidInput("list failed")
+            }
+            return body
+        }
+        var seen: [ItemKey] = []
+        var after: String?
+        var pages = 0
+        repeat {
+            let body = try page(ListRequest(after: after, limit: 5_000))
+            #expect((body.items ?? []).count <= 5_000)
+            seen += try (body.items ?? []).map { try ItemKey(service: $0.service, account: $0.account) }
+            after = body.next
+            pages += 1
+            // An item added behind the listing's position is not listed; one ahead of it is.
+            if pages == 2 { try memory.set(try ItemKey(service: "s0", account: "aaa-behind"), secret: SecretBytes(utf8: "x"), changes: ItemChanges()) }
+            if pages == 2 { try memory.set(try ItemKey(service: "s9", account: "ahead"), secret: SecretBytes(utf8: "x"), changes: ItemChanges()) }
+        } while after != nil
+        #expect(pages == 21)
+        #expect(seen.count == 100_001 && Set(seen).count == 100_001 && seen == seen.sorted())
+        #expect(seen.last == (try ItemKey(service: "s9", account: "ahead")))
+        // One service, paged: only its items, all of them.
+        var service: [ItemKey] = []
+        after = nil
+        repeat {
+            let body = try page(ListRequest(service: "s1", after: after, limit: 777))
+            service += try (body.items ?? []).map { try ItemKey(service: $0.service, account: $0.account) }
+            after = body.next
+        } while after != nil
+        #expect(service.count == 33_333 && service.allSatisfy { $0.service == "s1" })
+    }
+}

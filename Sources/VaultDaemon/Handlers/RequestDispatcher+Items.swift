@@ -5,7 +5,7 @@ import VaultProtocol
 extension RequestDispatcher {
     func get(_ name: ItemName) throws -> ResultBody {
         let key = try ItemKey(name)
-        let item = try store.perform { try $0.get(key) }
+        let item = try store.read { try $0.get(key) }
         logger.debug("get \(key)")
         return ResultBody(item: ItemBody(item.info, secret: item.secret))
     }
@@ -40,14 +40,45 @@ extension RequestDispatcher {
         return ResultBody()
     }
 
+    /// Everything at once without `limit` (as before pages existed); with it, one page: at most
+    /// `limit` items and about `ListRequest.pageBytes` on the wire, `next` when more remain. The
+    /// unaddressable items come with the first page.
     func list(_ filter: ListRequest) throws -> ResultBody {
         if let service = filter.service { try ItemKey.validate(service, field: "service") }
-        let (items, unaddressable) = try store.perform { store in
-            (try store.list(service: filter.service), try store.unaddressable(service: filter.service))
+        let after = try filter.after.map(ListPageToken.key)
+        guard filter.limit != nil || after != nil else {
+            let (items, unaddressable) = try store.read { store in
+                (try store.list(service: filter.service), try store.unaddressable(service: filter.service))
+            }
+            var result = ResultBody(items: items.map(describe))
+            if !unaddressable.isEmpty { result.unaddressable = unaddressable.map(UnaddressableBody.init) }
+            return result
         }
-        var result = ResultBody(items: items.map(describe))
+        let limit = filter.limit ?? ListRequest.defaultLimit
+        guard (1...ListRequest.maxLimit).contains(limit) else {
+            throw VaultError.invalidInput("'limit' must be 1 to \(ListRequest.maxLimit), got \(limit)")
+        }
+        // One more than the page, to know whether another follows.
+        let (items, unaddressable) = try store.read { store in
+            (try store.list(service: filter.service, after: after, limit: limit + 1), after == nil ? try store.unaddressable(service: filter.service) : [])
+        }
+        var page: [ItemBody] = []
+        var bytes = 0
+        for info in items.prefix(limit) {
+            bytes += Self.wireBound(info)
+            if bytes > ListRequest.pageBytes && !page.isEmpty { break }
+            page.append(describe(info))
+        }
+        var result = ResultBody(items: page)
+        if page.count < items.count { result.next = ListPageToken.token(after: items[page.count - 1].key) }
         if !unaddressable.isEmpty { result.unaddressable = unaddressable.map(UnaddressableBody.init) }
         return result
+    }
+
+    /// The most bytes `info` can take in a listing: names and label with every character escaped
+    /// (a quote or backslash doubles), the comment with every byte a \u escape, the rest fixed.
+    static func wireBound(_ info: ItemInfo) -> Int {
+        2 * (info.key.service.utf8.count + info.key.account.utf8.count + info.label.utf8.count) + 6 * info.comment.utf8.count + 256
     }
 }
 
