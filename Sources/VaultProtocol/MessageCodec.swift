@@ -16,7 +16,8 @@ public enum MessageCodec {
     /// (`SecretSplice`), into one buffer of exactly the line's size: the caller wipes it after
     /// sending, and no other copy of a secret was made.
     public static func encode<T: Encodable>(_ value: T) -> [UInt8] {
-        encodedLine(value) ?? encodingFailed
+        if let response = value as? ResponseLine, let line = ItemResponseEncoder.encode(response) { return line }
+        return encodedLine(value) ?? encodingFailed
     }
 
     /// `encode`, or nil when `value` cannot be encoded (for output that is not a response).

@@ -1,0 +1,62 @@
+import Testing
+import VaultCore
+@testable import VaultProtocol
+
+/// The hot path for item responses writes exactly what the general JSONEncoder path writes, for
+/// every kind of id, hostile text in every field, text and binary secrets; other responses are
+/// left to the general path.
+@Suite struct ItemResponseEncoderTests {
+    static let texts = ["plain", "", "quote \" backslash \\ slash /", "new\nline\ttab\r\u{8}\u{C}", "\u{0}\u{1}\u{1F}\u{7F}",
+                        "é ü ß 日本 🎉", "\u{2028}\u{2029}\u{FEFF}", "</script>", String(repeating: "x", count: 5000)]
+
+    @Test func itemResponsesMatchTheGeneralEncoderByteForByte() throws {
+        let ids: [RequestID] = [.null, .number(0), .number(-7), .number(Int64.max), .string(""), .string("a\"b\\c\n\u{1}é")]
+        let secrets: [SecretBytes?] = [nil, SecretBytes(utf8: ""), SecretBytes(utf8: "s3cr\"et\n\\ é"), SecretBytes([0xFF, 0x00, 0x80, 0x41]), SecretBytes([0xC3])]
+        var compared = 0
+        for id in ids {
+            for (index, text) in Self.texts.enumerated() {
+                for secret in secrets {
+                    for duplicates in [nil, 0, 3] {
+                        var item = ItemBody(service: text, account: Self.texts[(index + 1) % Self.texts.count], label: Self.texts[(index + 2) % Self.texts.count],
+                                            comment: Self.texts[(index + 3) % Self.texts.count], kind: "secret",
+                                            created: "2026-11-30T12:04:05.123Z", modified: text, secret: secret)
+                        item.duplicates = duplicates
+                        let line = ResponseLine(id: id, .success(ResultBody(item: item)))
+                        let fast = try #require(ItemResponseEncoder.encode(line))
+                        #expect(fast == MessageCodec.encodedLine(line), "\(id) \(index)")
+                        #expect(MessageCodec.encode(line) == fast)
+                        compared += 1
+                    }
+                }
+            }
+        }
+        #expect(compared == 6 * Self.texts.count * 5 * 3)
+    }
+
+    @Test func otherResponsesTakeTheGeneralPath() {
+        let item = ItemBody(service: "s", account: "a", label: "l", comment: "", kind: "session", created: "c", modified: "m")
+        var withSession = item
+        withSession.session = SessionBody(provider: "oauth2", user: "u", expiresAt: nil, needsSignIn: false)
+        var withAttributes = item
+        withAttributes.attributes = ["k": "v"]
+        var listing = ResultBody(item: item)
+        listing.next = "1.cw==.YQ=="
+        for line in [ResponseLine(id: nil, .success(ResultBody(item: withSession))), ResponseLine(id: nil, .success(ResultBody(item: withAttributes))),
+                     ResponseLine(id: nil, .success(listing)), ResponseLine(id: nil, .success(ResultBody(items: [item]))),
+                     ResponseLine(id: nil, .failure(ErrorBody(.notFound, "no such item")))] {
+            #expect(ItemResponseEncoder.encode(line) == nil)
+            #expect(MessageCodec.encode(line) == MessageCodec.encodedLine(line))
+        }
+    }
+}
+
+/// SecretSplice's search for a placeholder (memchr and memcmp instead of `firstRange(of:)`).
+@Suite struct SecretSpliceSearchTests {
+    @Test func findsTheFirstWholeOccurrenceOnly() {
+        let needle = Array("\"ab\"".utf8)
+        for (text, expected) in [("\"ab\"", 0..<4), ("x\"a\"\"ab\"", 4..<8), ("\"a", nil), ("", nil), ("\"ab", nil), ("zz\"ab\"", 2..<6)] as [(String, Range<Int>?)] {
+            #expect(SecretSplice.firstRange(of: needle, in: Array(text.utf8)) == expected, "\(text)")
+        }
+        #expect(SecretSplice.firstRange(of: [], in: [1, 2]) == nil)
+    }
+}
