@@ -60,3 +60,14 @@ import VaultCore
         #expect(SecretSplice.firstRange(of: [], in: [1, 2]) == nil)
     }
 }
+
+/// Timestamp's digit-buffer path for years 0 to 9999 and the general one beyond.
+@Suite struct TimestampFormatTests {
+    @Test func rfc3339AtTheEdges() {
+        #expect(Timestamp.rfc3339(milliseconds: -1) == "1970-01-01T00:00:00.999Z")
+        #expect(Timestamp.rfc3339(milliseconds: 253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.rfc3339(milliseconds: 253_402_300_800_000) == "10000-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(milliseconds: -62_135_596_800_000) == "0001-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(milliseconds: 951_782_400_007) == "2000-02-29T00:00:00.007Z")
+    }
+}
