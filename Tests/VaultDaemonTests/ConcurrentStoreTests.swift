@@ -44,6 +44,20 @@ import VaultTestSupport
         group.wait()
     }
 
+    /// `count` readers, each getting items k0…k(keys-1) of `service` in turn `rounds` times; an
+    /// answer other than the item's own secret ("kN-…", as the writers write it) goes to `record`.
+    static func readers(
+        _ count: Int, rounds: Int, of service: String, keys: Int, _ dispatcher: RequestDispatcher, record: @escaping @Sendable (String) -> Void
+    ) -> [@Sendable () -> Void] {
+        (0..<count).map { reader in {
+            for round in 0..<rounds {
+                let key = "k\((reader + round) % keys)"
+                let (secret, code) = Self.answer(dispatcher, Self.get(service, key))
+                if code != nil || !(secret ?? "").hasPrefix(key + "-") { record("\(key): \(secret ?? code ?? "nothing")") }
+            }
+        } }
+    }
+
     @Test func readsRunSideBySide() throws {
         let probe = ProbeStore()
         let dispatcher = dispatcher(ActiveStore(store: probe, reason: "a test"))
@@ -65,14 +79,7 @@ import VaultTestSupport
         let dispatcher = dispatcher(ActiveStore(store: probe, reason: "a test"))
         for key in 0..<4 { #expect(Self.answer(dispatcher, Self.set("s", "k\(key)", "k\(key)-0")).code == nil) }
         let wrong = Mutex<[String]>([])
-        let readers: [@Sendable () -> Void] = (0..<8).map { reader in {
-            for round in 0..<300 {
-                let key = "k\((reader + round) % 4)"
-                let (secret, code) = Self.answer(dispatcher, Self.get("s", key))
-                // Always this item's own secret, one some writer wrote.
-                if code != nil || !(secret ?? "").hasPrefix(key + "-") { wrong.withLock { $0.append("\(key): \(secret ?? code ?? "nothing")") } }
-            }
-        } }
+        let readers = Self.readers(8, rounds: 300, of: "s", keys: 4, dispatcher) { problem in wrong.withLock { $0.append(problem) } }
         let writers: [@Sendable () -> Void] = (0..<2).map { writer in {
             for round in 1...100 {
                 let key = "k\(round % 4)"
@@ -128,13 +135,7 @@ import VaultTestSupport
         let dispatcher = dispatcher(ActiveStore(store: file, reason: "a test"))
         for key in 0..<3 { #expect(Self.answer(dispatcher, Self.set("f", "k\(key)", "k\(key)-0")).code == nil) }
         let wrong = Mutex<[String]>([])
-        let readers: [@Sendable () -> Void] = (0..<4).map { reader in {
-            for round in 0..<200 {
-                let key = "k\((reader + round) % 3)"
-                let (secret, code) = Self.answer(dispatcher, Self.get("f", key))
-                if code != nil || !(secret ?? "").hasPrefix(key + "-") { wrong.withLock { $0.append("\(key): \(secret ?? code ?? "nothing")") } }
-            }
-        } }
+        let readers = Self.readers(4, rounds: 200, of: "f", keys: 3, dispatcher) { problem in wrong.withLock { $0.append(problem) } }
         let writer: @Sendable () -> Void = {
             for round in 1...30 {
                 if let code = Self.answer(dispatcher, Self.set("f", "k\(round % 3)", "k\(round % 3)-\(round)")).code { wrong.withLock { $0.append("set: \(code)") } }

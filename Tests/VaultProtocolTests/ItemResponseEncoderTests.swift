@@ -71,3 +71,47 @@ import VaultCore
         #expect(Timestamp.rfc3339(milliseconds: 951_782_400_007) == "2000-02-29T00:00:00.007Z")
     }
 }
+
+/// The `get` fast path reads what JSONDecoder reads, and leaves everything else to it.
+@Suite struct GetRequestDecoderTests {
+    static func general(_ text: String) -> RequestLine? {
+        var line = Array(text.utf8)
+        return try? MessageCodec.decodeGenerally(RequestLine.self, from: &line)
+    }
+
+    static func name(_ line: RequestLine?) -> ItemName? {
+        if case .get(let name)? = line?.request { return name }
+        return nil
+    }
+
+    @Test func plainGetsTakeTheFastPathAndMatch() throws {
+        let lines = [
+            #"{"id":1,"op":"get","service":"s","account":"a"}"#, #"{"op":"get","account":"a b/c","service":"svc"}"#,
+            #" { "id" : "x-1" , "op":"get" ,"service":"s","account":"a" } "#, "{\t\"id\":null,\"op\":\"get\",\"service\":\"s\",\"account\":\"a\"}\r",
+            #"{"id":-42,"op":"get","service":"s","account":"a"}"#, #"{"id":0,"op":"get","service":"","account":"a"}"#,
+            #"{"id":"null","op":"get","service":"s","account":"a"}"#, #"{"id":999999999999999999,"op":"get","service":"s","account":"a"}"#,
+        ]
+        for text in lines {
+            let fast = try #require(GetRequestDecoder.decode(Array(text.utf8)), "\(text)")
+            let general = try #require(Self.general(text), "\(text)")
+            #expect(fast.id == general.id && Self.name(fast) == Self.name(general) && Self.name(fast) != nil, "\(text)")
+        }
+    }
+
+    @Test func everythingElseTakesTheGeneralPath() {
+        let lines = [
+            #"{"id":1,"op":"get","service":"s\u0041","account":"a"}"#, #"{"op":"get","service":"é","account":"a"}"#,
+            #"{"op":"get","service":"s","account":"a","extra":1}"#, #"{"op":"get","service":"s","service":"t","account":"a"}"#,
+            #"{"id":1.5,"op":"get","service":"s","account":"a"}"#, #"{"id":1e3,"op":"get","service":"s","account":"a"}"#,
+            #"{"id":01,"op":"get","service":"s","account":"a"}"#, #"{"id":1234567890123456789,"op":"get","service":"s","account":"a"}"#,
+            #"{"op":"delete","service":"s","account":"a"}"#, #"{"op":"get","service":"s"}"#, #"{"op":"get","service":"s","account":"a"}x"#,
+            #"{"op":"get","service":{"a":1},"account":"a"}"#, "{\"op\":\"get\",\"service\":\"s\u{1}\",\"account\":\"a\"}",
+            #"{"op":"get","service":"s","account":"a",}"#, #"{"op":"get""service":"s","account":"a"}"#, #"{"op":"get","service":"s","account":"a""#,
+            #"{"id":true,"op":"get","service":"s","account":"a"}"#, #"{"id":nul,"op":"get","service":"s","account":"a"}"#,
+            #"{"op":"get","service":7,"account":"a"}"#, "", "{}", "[]", #"{"op":"get","service":"s","account":"a","secret":"x"}"#,
+        ]
+        for text in lines {
+            #expect(GetRequestDecoder.decode(Array(text.utf8)) == nil, "\(text)")
+        }
+    }
+}
