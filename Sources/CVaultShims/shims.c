@@ -52,3 +52,13 @@ pid_t vault_spawn_detached(const char *path, char *const argv[], char *const env
     if (result != 0) { errno = result; return -1; }
     return pid;
 }
+
+int vault_rwlock_init_prefer_writer(pthread_rwlock_t *lock) {
+    pthread_rwlockattr_t attributes;
+    int result = pthread_rwlockattr_init(&attributes);
+    if (result != 0) return result;
+    result = pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    if (result == 0) result = pthread_rwlock_init(lock, &attributes);
+    pthread_rwlockattr_destroy(&attributes);
+    return result;
+}

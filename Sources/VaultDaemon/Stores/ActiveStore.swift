@@ -19,9 +19,9 @@ public final class ActiveStore: @unchecked Sendable {
     /// The passphrase source that failed to unlock the store, and how its file looked then.
     private var sourceFailure: (source: PassphraseSource, environment: [String: String], file: FileStatus?)?
     private var reason: String
-    /// When a client request that touches items last started or ended. A mutex of its own: the
-    /// hot path must not take the store's write side.
-    private let lastUse = Mutex(Clock.monotonicSeconds())
+    /// When a client request that touches items last started or ended (the seconds' bit pattern):
+    /// an atomic, since every request sets it twice.
+    private let lastUse = Atomic<UInt64>(Clock.monotonicSeconds().bitPattern)
 
     public init(store: any VaultStore, reason: String) {
         self.store = store
@@ -81,7 +81,7 @@ public final class ActiveStore: @unchecked Sendable {
 
     /// A client request that touches items is starting or has ended: auto-lock counts from here.
     public func recordUse() {
-        lastUse.withLock { $0 = Clock.monotonicSeconds() }
+        lastUse.store(Clock.monotonicSeconds().bitPattern, ordering: .relaxed)
     }
 
     /// Records (or clears) the reason the store is locked, for `status`. An explicit lock or
@@ -93,16 +93,19 @@ public final class ActiveStore: @unchecked Sendable {
     public var currentLockReason: String? { access.withShared { lockReason } }
 
     /// Unlocks with the passphrase from `source` on `worker`, without waiting; `done` gets nil or
-    /// the error. The write side is taken before this returns, so requests queue behind the
-    /// unlock rather than finding the store locked. A failure is remembered with what the source's file looked like,
+    /// the error. The worker holds the write side before this returns, so requests queue behind
+    /// the unlock rather than finding the store locked. A failure is remembered with what the source's file looked like,
     /// so that requests explain it (`explainLocked`) and try again once the file changed.
     public func unlockAsync(from source: PassphraseSource, environment: [String: String], done: @escaping @Sendable (Error?) -> Void) {
-        access.lockExclusive()
+        let holding = DispatchSemaphore(value: 0)
         worker.async {
-            let error = self.unlock(from: source, environment: environment)
-            self.access.unlockExclusive()
+            let error = self.access.withExclusive {
+                holding.signal()
+                return self.unlock(from: source, environment: environment)
+            }
             done(error)
         }
+        holding.wait()
     }
 
     /// With the write side held.
@@ -143,7 +146,7 @@ public final class ActiveStore: @unchecked Sendable {
     /// in progress (call it from a queue of its own, as vaultd's auto-lock timer does).
     public func lockIfIdle(for idle: Double, logger: Logger) {
         access.withExclusive {
-            guard Clock.monotonicSeconds() - lastUse.withLock({ $0 }) >= idle, !store.status().isLocked else { return }
+            guard Clock.monotonicSeconds() - Double(bitPattern: lastUse.load(ordering: .relaxed)) >= idle, !store.status().isLocked else { return }
             try? store.lock()
             sourceFailure = nil
             lockReason = "locked after \(Int(idle)) s without use: run 'vaultctl unlock'"
