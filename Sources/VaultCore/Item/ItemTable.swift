@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The Keychain rules over a dictionary, shared by the stores that keep their items in memory.
 /// `Payload` is what a store keeps per item: the secret itself, or its ciphertext.
 public struct ItemTable<Payload: Sendable>: Sendable {
@@ -95,20 +93,6 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     public static func checkSecret(_ secret: SecretBytes) throws {
         if secret.count > ItemLimits.maxSecretBytes {
             throw VaultError.tooLarge("secret is \(secret.count) bytes; the limit is \(ItemLimits.maxSecretBytes) (64 KiB)")
-        }
-    }
-}
-
-/// The sorted keys of one state of an `ItemTable`, computed once, on first use.
-final class SortedKeys: Sendable {
-    private let sorted = Mutex<[ItemKey]?>(nil)
-
-    func keys<Payload>(of entries: [ItemKey: ItemTable<Payload>.Entry]) -> [ItemKey] {
-        sorted.withLock { sorted in
-            if let sorted { return sorted }
-            let keys = entries.keys.sorted()
-            sorted = keys
-            return keys
         }
     }
 }
