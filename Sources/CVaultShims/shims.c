@@ -155,3 +155,13 @@ int vault_peer_pidfd(int fd) {
     if (length != sizeof(pidfd) || pidfd < 0) { errno = EPROTO; return -1; }
     return pidfd;
 }
+
+int vault_rwlock_init_prefer_writer(pthread_rwlock_t *lock) {
+    pthread_rwlockattr_t attributes;
+    int result = pthread_rwlockattr_init(&attributes);
+    if (result != 0) return result;
+    result = pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    if (result == 0) result = pthread_rwlock_init(lock, &attributes);
+    pthread_rwlockattr_destroy(&attributes);
+    return result;
+}

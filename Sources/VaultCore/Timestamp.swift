@@ -24,6 +24,28 @@ public enum Timestamp {
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
         let millis = Int32(((milliseconds % 1000) + 1000) % 1000)
+        let year = parts.tm_year + 1900
+        if (0...9999).contains(year) {
+            // Every item in every answer carries two of these: digits into one buffer, no interpolation.
+            let fields: [(Int32, Int, UInt8)] = [
+                (year, 4, UInt8(ascii: "-")), (parts.tm_mon + 1, 2, UInt8(ascii: "-")), (parts.tm_mday, 2, UInt8(ascii: "T")),
+                (parts.tm_hour, 2, UInt8(ascii: ":")), (parts.tm_min, 2, UInt8(ascii: ":")), (parts.tm_sec, 2, UInt8(ascii: ".")),
+                (millis, 3, UInt8(ascii: "Z")),
+            ]
+            return String(unsafeUninitializedCapacity: 24) { buffer in
+                var position = 0
+                for (value, width, separator) in fields {
+                    var remaining = value
+                    for offset in stride(from: width - 1, through: 0, by: -1) {
+                        buffer[position + offset] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                        remaining /= 10
+                    }
+                    buffer[position + width] = separator
+                    position += width + 1
+                }
+                return position
+            }
+        }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
     }

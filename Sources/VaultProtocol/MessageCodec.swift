@@ -16,7 +16,8 @@ public enum MessageCodec {
     /// (`SecretSplice`), into one buffer of exactly the line's size: the caller wipes it after
     /// sending, and no other copy of a secret was made.
     public static func encode<T: Encodable>(_ value: T) -> [UInt8] {
-        encodedLine(value) ?? encodingFailed
+        if let response = value as? ResponseLine, let line = ItemResponseEncoder.encode(response) { return line }
+        return encodedLine(value) ?? encodingFailed
     }
 
     /// `encode`, or nil when `value` cannot be encoded (for output that is not a response).
@@ -40,6 +41,12 @@ public enum MessageCodec {
     /// are first read into `SecretBytes` and blanked in `line` (`SecretFields`), which therefore
     /// holds no secret afterwards; the caller still wipes it (a nested or malformed field may).
     public static func decode<T: Decodable>(_ type: T.Type, from line: inout [UInt8]) throws -> T {
+        if T.self == RequestLine.self, let request = GetRequestDecoder.decode(line) as? T { return request }
+        return try decodeGenerally(type, from: &line)
+    }
+
+    /// `decode` through `JSONDecoder`, for every line the hot paths leave alone.
+    static func decodeGenerally<T: Decodable>(_ type: T.Type, from line: inout [UInt8]) throws -> T {
         do {
             let decoder = JSONDecoder()
             if let carrier = T.self as? SecretCarrying.Type {

@@ -1,6 +1,7 @@
 #ifndef VAULT_SHIMS_H
 #define VAULT_SHIMS_H
 
+#include <pthread.h>
 #include <sys/types.h>
 
 /// The peer of a connected Unix socket (SO_PEERCRED). Returns 0, or -1 with errno set.
@@ -49,5 +50,10 @@ int vault_pidfd_open(pid_t pid);
 /// Whether the process behind `pidfd` is still running (pidfd_send_signal with signal 0): while it
 /// is, its pid names it and nothing else. Returns 1 running, 0 exited, -1 with errno set.
 int vault_pidfd_running(int pidfd);
+
+/// A readers-writer lock that prefers writers (glibc's PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP):
+/// once a writer waits, new readers wait behind it. Readers take it without a system call while
+/// no writer is about. Returns 0, or an errno value.
+int vault_rwlock_init_prefer_writer(pthread_rwlock_t *lock);
 
 #endif

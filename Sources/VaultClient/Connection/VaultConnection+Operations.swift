@@ -35,12 +35,20 @@ extension VaultConnection {
         try listing(service: service).items
     }
 
-    /// The items and, so that nothing is invisible, the store's items no key can address.
+    /// The items and, so that nothing is invisible, the store's items no key can address: every
+    /// page, followed to the last (a vaultd from before pages answers everything in one).
     public func listing(service: String? = nil) throws(VaultClientError) -> ItemListing {
-        let result = try perform(.list(ListRequest(service: service)))
         var listing = ItemListing(items: [], unaddressable: [])
-        for item in result.items ?? [] { listing.items.append(try ItemMetadata(wire: item)) }
-        for item in result.unaddressable ?? [] { listing.unaddressable.append(try UnaddressableItem(wire: item)) }
+        var after: String?
+        repeat {
+            let result = try perform(.list(ListRequest(service: service, after: after, limit: ListRequest.defaultLimit)))
+            for item in result.items ?? [] { listing.items.append(try ItemMetadata(wire: item)) }
+            for item in result.unaddressable ?? [] { listing.unaddressable.append(try UnaddressableItem(wire: item)) }
+            guard result.next == nil || (result.next != after && !(result.items ?? []).isEmpty) else {
+                throw VaultClientError.malformedAnswer("a page of list that does not advance")
+            }
+            after = result.next
+        } while after != nil
         return listing
     }
 

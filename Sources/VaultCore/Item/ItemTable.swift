@@ -7,6 +7,9 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     }
 
     public private(set) var entries: [ItemKey: Entry] = [:]
+    /// The keys in order, for paged listing: sorted on first use, replaced (not changed) by every
+    /// mutation, so a copy of the table keeps the order that matches its own entries.
+    private var order = SortedKeys()
 
     public init() {}
 
@@ -44,21 +47,47 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     ) throws -> ItemInfo {
         let info = try metadataForWrite(key, changes: changes, mustBeNew: mustBeNew, now: now)
         entries[key] = Entry(info: info, payload: payload)
+        order = SortedKeys()
         return info
     }
 
     /// Puts an entry back exactly as it was read (loading a file).
     public mutating func restore(_ info: ItemInfo, payload: Payload) {
         entries[info.key] = Entry(info: info, payload: payload)
+        order = SortedKeys()
     }
 
     public mutating func remove(_ key: ItemKey) throws -> Entry {
         guard let entry = entries.removeValue(forKey: key) else { throw VaultError.notFound(key) }
+        order = SortedKeys()
         return entry
     }
 
     public func list(service: String?) -> [ItemInfo] {
         entries.values.lazy.map(\.info).filter { service == nil || $0.key.service == service }.sorted { $0.key < $1.key }
+    }
+
+    /// At most `limit` items in `list`'s order that come after `after` (all when nil), only
+    /// `service`'s when given: one page of a listing. After the first page of a table that did not
+    /// change, a page costs its own size (a binary search, no sort).
+    public func list(service: String?, after: ItemKey?, limit: Int) -> [ItemInfo] {
+        let keys = order.keys(of: entries)
+        // Keys before the page's start form a prefix of the sorted keys: find its end.
+        func beforeStart(_ key: ItemKey) -> Bool {
+            (after.map { key <= $0 } ?? false) || (service.map { key.service < $0 } ?? false)
+        }
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if beforeStart(keys[middle]) { low = middle + 1 } else { high = middle }
+        }
+        var page: [ItemInfo] = []
+        page.reserveCapacity(min(limit, keys.count - low))
+        for key in keys[low...] {
+            guard page.count < limit, service == nil || key.service == service, let entry = entries[key] else { break }
+            page.append(entry.info)
+        }
+        return page
     }
 
     public static func checkSecret(_ secret: SecretBytes) throws {

@@ -17,6 +17,9 @@ public protocol VaultStore: AnyObject, Sendable {
     /// Keys and metadata, sorted by service then account; only `service`'s items when given.
     /// Several items under one key (Secret Service duplicates) are one entry.
     func list(service: String?) throws -> [ItemInfo]
+    /// One page of `list`: at most `limit` items, those after `after` (from the first when nil).
+    /// Default: filters `list`; the stores that keep an `ItemTable` page without sorting again.
+    func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo]
     /// Items in vault's part of the store that no `ItemKey` can address (an empty or missing
     /// account, a control character, a name over the limit), so that nothing is invisible.
     /// Only `service`'s when given. Default: none (the file store validates every key).
@@ -35,6 +38,9 @@ public protocol VaultStore: AnyObject, Sendable {
 extension VaultStore {
     public var refreshLockPath: String? { nil }
     public func unaddressable(service: String?) throws -> [UnaddressableItem] { [] }
+    public func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo] {
+        Array(try list(service: service).lazy.filter { after == nil || $0.key > after! }.prefix(limit))
+    }
 }
 
 /// What `status` reports about a store.

@@ -37,7 +37,8 @@ final class AccessControl: Sendable {
     /// it, or, for an item that needs confirmation, the approver says yes now.
     func checkRead(_ item: ItemKey, op: Operation, _ context: RequestContext) throws {
         context.item = item
-        let rules = try store.perform { try AccessRules.load(from: $0) }
+        // A read beside other reads: checking rules must not make every get take turns.
+        let rules = try store.read { try AccessRules.load(from: $0) }
         let caller = context.caller
         let verdict = rules.verdict(for: item, caller: caller)
         switch verdict {
@@ -117,7 +118,7 @@ final class AccessControl: Sendable {
     }
 
     func rules(of item: ItemKey) throws -> AccessRules.Entry? {
-        try store.perform { try AccessRules.load(from: $0) }.entry(item)
+        try store.read { try AccessRules.load(from: $0) }.entry(item)
     }
 
     static func refusal(_ verdict: AccessRules.Verdict, item: ItemKey, caller: CallerIdentity, rules: AccessRules) -> VaultError {
@@ -144,7 +145,9 @@ final class AccessControl: Sendable {
             // The key is made by the first access that succeeded or was denied: a vault nobody has
             // stored anything in gets no item of vault's own from a failed lookup.
             let create = result == "ok" || result == VaultErrorCode.denied.rawValue
-            guard let key = try store.perform({ try AuditKey.get(in: $0, creating: create) }) else { return }
+            // Read beside other reads; only the first record of a vault takes the write side to make the key.
+            let existing = try store.read { try AuditKey.get(in: $0, creating: false) }
+            guard let key = try existing ?? (create ? store.perform({ try AuditKey.get(in: $0, creating: true) }) : nil) else { return }
             try audit.append(entry, key: key)
         } catch let error as VaultError where error.code == .locked {
             logger.debug("not audited (the store is locked): \(op)")

@@ -7,7 +7,7 @@ import VaultProtocol
 extension RequestDispatcher {
     func foreignList(_ query: ForeignQuery) throws -> ResultBody {
         let schema = try checked(query)
-        let found = try store.perform { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: query.attributes) ?? [] }
+        let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: query.attributes) ?? [] }
         return ResultBody(foreign: found.map(ForeignItemBody.init))
     }
 
@@ -15,7 +15,7 @@ extension RequestDispatcher {
     /// attribute as account (`vaultctl allow org.freedesktop.Secret.Generic USER PROGRAM`, say).
     func foreignGet(_ query: ForeignQuery, _ context: RequestContext) throws -> ResultBody {
         let schema = try checked(query)
-        let found = try store.perform { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
+        let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
         guard let (item, secret) = found else { return ResultBody() }
         if let key = try? ItemKey(service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "") {
             try access.checkRead(key, op: .foreignGet, context)

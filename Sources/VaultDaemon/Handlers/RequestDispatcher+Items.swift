@@ -6,7 +6,7 @@ extension RequestDispatcher {
     func get(_ name: ItemName, _ context: RequestContext) throws -> ResultBody {
         let key = try ItemKey(addressable: name)
         try access.checkRead(key, op: .get, context)
-        let item = try store.perform { try $0.get(key) }
+        let item = try store.read { try $0.get(key) }
         logger.debug("get \(key)")
         return ResultBody(item: ItemBody(item.info, secret: item.secret))
     }
@@ -47,14 +47,53 @@ extension RequestDispatcher {
         return ResultBody()
     }
 
+    /// Everything at once without `limit` (as before pages existed); with it, one page: at most
+    /// `limit` items and about `ListRequest.pageBytes` on the wire, `next` when more remain. The
+    /// unaddressable items come with the first page.
     func list(_ filter: ListRequest) throws -> ResultBody {
         if let service = filter.service { try ItemKey.validate(service, field: "service") }
-        let (items, unaddressable) = try store.perform { store in
-            (try store.list(service: filter.service), try store.unaddressable(service: filter.service))
+        let after = try filter.after.map(ListPageToken.key)
+        guard filter.limit != nil || after != nil else {
+            let (items, unaddressable) = try store.read { store in
+                (try store.list(service: filter.service), try store.unaddressable(service: filter.service))
+            }
+            // vault's own items (access rules, the audit key) are not listed.
+            var result = ResultBody(items: items.filter { $0.kind != .access }.map(describe))
+            if !unaddressable.isEmpty { result.unaddressable = unaddressable.map(UnaddressableBody.init) }
+            return result
         }
-        var result = ResultBody(items: items.filter { $0.kind != .access }.map(describe))
+        let limit = filter.limit ?? ListRequest.defaultLimit
+        guard (1...ListRequest.maxLimit).contains(limit) else {
+            throw VaultError.invalidInput("'limit' must be 1 to \(ListRequest.maxLimit), got \(limit)")
+        }
+        // One more than the page, to know whether another follows.
+        let (items, unaddressable) = try store.read { store in
+            (try store.list(service: filter.service, after: after, limit: limit + 1), after == nil ? try store.unaddressable(service: filter.service) : [])
+        }
+        var page: [ItemBody] = []
+        var bytes = 0
+        var examined = 0
+        for info in items.prefix(limit) {
+            // vault's own items are skipped, but count as examined for the page token.
+            if info.kind == .access {
+                examined += 1
+                continue
+            }
+            bytes += Self.wireBound(info)
+            if bytes > ListRequest.pageBytes && !page.isEmpty { break }
+            page.append(describe(info))
+            examined += 1
+        }
+        var result = ResultBody(items: page)
+        if examined < items.count { result.next = ListPageToken.token(after: items[examined - 1].key) }
         if !unaddressable.isEmpty { result.unaddressable = unaddressable.map(UnaddressableBody.init) }
         return result
+    }
+
+    /// The most bytes `info` can take in a listing: names and label with every character escaped
+    /// (a quote or backslash doubles), the comment with every byte a \u escape, the rest fixed.
+    static func wireBound(_ info: ItemInfo) -> Int {
+        2 * (info.key.service.utf8.count + info.key.account.utf8.count + info.label.utf8.count) + 6 * info.comment.utf8.count + 256
     }
 }
 

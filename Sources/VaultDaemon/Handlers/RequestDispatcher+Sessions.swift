@@ -32,7 +32,7 @@ extension RequestDispatcher {
     func logout(_ name: SessionName) throws -> ResultBody {
         let key = try sessionKey(service: name.service, account: name.account)
         if name.local == true {
-            let info = try store.perform { try $0.list(service: key.service) }.first { $0.key == key }
+            let info = try store.read { try $0.list(service: key.service) }.first { $0.key == key }
             guard let info else { throw VaultError.notFound(key) }
             guard info.kind == .session else { throw VaultError.invalidInput("\(key) is a plain secret, not a sign-in session; use 'vaultctl delete'") }
             try sessions.forget(key)
@@ -81,7 +81,7 @@ extension RequestDispatcher {
     /// Background refresh (`--refresh-ahead`): every session whose token expires within `ahead`
     /// seconds is refreshed now, through the same single-flight path as `token`.
     func refreshSessions(expiringWithin ahead: Double) {
-        guard let sessions = try? store.perform({ try $0.list(service: nil) }) else { return }
+        guard let sessions = try? store.read({ try $0.list(service: nil) }) else { return }
         for info in sessions where info.kind == .session {
             do {
                 _ = try refresher.token(for: info.key, minTTL: ahead)
@@ -106,7 +106,7 @@ extension RequestDispatcher {
     func sessionKey(service serviceName: String, account: String?) throws -> ItemKey {
         if let account { return try ItemKey(service: serviceName, account: account) }
         try ItemKey.validate(serviceName, field: "service")
-        let sessions = try store.perform { try $0.list(service: serviceName) }.filter { $0.kind == .session }
+        let sessions = try store.read { try $0.list(service: serviceName) }.filter { $0.kind == .session }
         guard let only = sessions.first else { throw VaultError.notFound(try ItemKey(service: serviceName, account: "(any session)")) }
         guard sessions.count == 1 else {
             throw VaultError.invalidInput("\(serviceName) has \(sessions.count) sessions (\(sessions.map(\.key.account).joined(separator: ", "))); name the account")

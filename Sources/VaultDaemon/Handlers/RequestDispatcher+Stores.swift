@@ -17,7 +17,7 @@ extension RequestDispatcher {
 
     func status() -> StatusBody {
         let reason = store.reasonChosen
-        let (storeStatus, exists, own) = (try? store.perform { store in
+        let (storeStatus, exists, own) = (try? store.read { store in
             let status = store.status()
             // vault's own items (access rules, the audit key) are not the user's: not counted.
             let own = status.isLocked ? 0 : ((try? store.list(service: ItemKey.reservedService).count) ?? 0)
@@ -28,7 +28,7 @@ extension RequestDispatcher {
             backend: storeStatus.kind.rawValue, backendReason: reason, locked: storeStatus.isLocked,
             location: storeStatus.location, exists: exists, items: storeStatus.itemCount.map { max(0, $0 - own) }, socket: socketPath,
             lockReason: storeStatus.isLocked ? store.currentLockReason : nil,
-            sessions: storeStatus.isLocked ? nil : (try? store.perform { try $0.list(service: nil) })?.filter { $0.kind == .session }.map(describe))
+            sessions: storeStatus.isLocked ? nil : (try? store.read { try $0.list(service: nil) })?.filter { $0.kind == .session }.map(describe))
         if storeStatus.unaddressableCount > 0 { body.unaddressable = storeStatus.unaddressableCount }
         if storeStatus.duplicateCount > 0 { body.duplicates = storeStatus.duplicateCount }
         return body

@@ -31,9 +31,9 @@ public final class RequestDispatcher: Sendable {
         let httpTimeout = min(catalog.configuration.httpTimeout, SessionRefresher.defaultBudget - 2)
         refresher = SessionRefresher(
             transport: HTTPClient(timeout: httpTimeout), attemptTimeout: httpTimeout + 1, lock: StoreRefreshLock(store: store),
-            load: { key in try store.perform { try Self.session(key, in: $0) } },
+            load: { key in try store.read { try Self.session(key, in: $0) } },
             update: { key, change in
-                // On the store queue: no other writer of this vaultd comes between the read and the write.
+                // Alone on the store: no other writer of this vaultd comes between the read and the write.
                 try store.perform { active in
                     let current = try Self.session(key, in: active)
                     guard let changed = try change(current) else { return current }

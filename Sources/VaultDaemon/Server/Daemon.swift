@@ -59,7 +59,7 @@ public final class Daemon: @unchecked Sendable {
         startTimers()
         let (active, reason) = store.current
         logger.info("vaultd \(VaultVersion.string) serving on \(configuration.socketPath) with the \(active.kind.rawValue) store (\(reason))")
-        // Requests queue behind the start-up unlock on the store queue, so READY=1 can go out now.
+        // Requests queue behind the start-up unlock (it holds the store's write side), so READY=1 can go out now.
         notifier.notify("READY=1\nSTATUS=serving on \(configuration.socketPath), \(active.kind.rawValue) store\nMAINPID=\(getpid())")
     }
 
@@ -190,6 +190,8 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private let refreshQueue = DispatchQueue(label: "vaultd.refresh")
+    /// The auto-lock check waits for a write in progress: not on the accept queue.
+    private let autoLockQueue = DispatchQueue(label: "vaultd.auto-lock")
 
     private func startTimers() {
         if let ahead = configuration.refreshAhead {
@@ -201,7 +203,7 @@ public final class Daemon: @unchecked Sendable {
             timers.append(refresher)
         }
         if let lockAfter = configuration.lockAfter {
-            let autoLock = DispatchSource.makeTimerSource(queue: acceptQueue)
+            let autoLock = DispatchSource.makeTimerSource(queue: autoLockQueue)
             autoLock.schedule(deadline: .now() + 1, repeating: min(max(lockAfter / 4, 0.25), 10))
             autoLock.setEventHandler { [self] in store.lockIfIdle(for: lockAfter, logger: logger) }
             autoLock.resume()

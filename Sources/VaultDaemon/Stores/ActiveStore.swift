@@ -4,21 +4,24 @@ import VaultCore
 import VaultStores
 import VaultTokens
 
-/// The store vaultd serves from, and the one dedicated serial queue every call to it runs on:
-/// store calls block (disk, fsync, scrypt, D-Bus), so they never run on the Swift cooperative
-/// pool, and the queue also serializes writes. Tracks why this store was chosen, why it is
-/// locked, and when a client last used it (for auto-lock). `migrate` swaps in another store.
+/// The store vaultd serves from, behind a readers-writer lock: reads (`read`) run side by side,
+/// on the calling thread; anything that changes items or the store's state (`perform`: writes,
+/// lock, unlock, migrate) runs alone. Store calls block (disk, fsync, scrypt, D-Bus), so callers
+/// are connection threads and vaultd's own queues, never the Swift cooperative pool; `unlockAsync`
+/// runs on `worker`, a dispatch queue of its own. Tracks why this store was chosen, why it
+/// is locked, and when a client last used it (for auto-lock). `migrate` swaps in another store.
 public final class ActiveStore: @unchecked Sendable {
-    // Mutable state below is touched only on `queue`.
+    // Mutable state below is read with `access` held shared and changed with it held exclusive.
     private var store: any VaultStore
-    private let queue = DispatchQueue(label: "vaultd.store")
+    private let access = ReadWriteLock()
+    private let worker = DispatchQueue(label: "vaultd.store")
     private var lockReason: String?
     /// The passphrase source that failed to unlock the store, and how its file looked then.
     private var sourceFailure: (source: PassphraseSource, environment: [String: String], file: FileStatus?)?
     private var reason: String
-    /// When a client request that touches items last started or ended. A lock, not the queue:
-    /// queueing it would wake a thread twice per request.
-    private let lastUse = Mutex(Clock.monotonicSeconds())
+    /// When a client request that touches items last started or ended (the seconds' bit pattern):
+    /// an atomic, since every request sets it twice.
+    private let lastUse = Atomic<UInt64>(Clock.monotonicSeconds().bitPattern)
 
     public init(store: any VaultStore, reason: String) {
         self.store = store
@@ -26,13 +29,13 @@ public final class ActiveStore: @unchecked Sendable {
     }
 
     /// The store in use and why it was chosen.
-    public var current: (store: any VaultStore, reason: String) { queue.sync { (store, reason) } }
+    public var current: (store: any VaultStore, reason: String) { access.withShared { (store, reason) } }
 
-    public var reasonChosen: String { queue.sync { reason } }
+    public var reasonChosen: String { access.withShared { reason } }
 
     /// Moves every item to `destination` (see `StoreMigration`) and then serves from it. Holds
-    /// every session's refresh lock of the current store meanwhile (taken before the store
-    /// queue, which a refresh in flight needs to finish), so no process refreshes a session
+    /// every session's refresh lock of the current store meanwhile (taken before the write side,
+    /// which a refresh in flight needs to finish), so no process refreshes a session
     /// between its copy and the removal of its original.
     public func migrate(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
         guard let refreshLock = current.store.refreshLockPath else { return try move(to: destination, reason: newReason, progress: progress) }
@@ -45,15 +48,15 @@ public final class ActiveStore: @unchecked Sendable {
     /// serving; `source`'s sessions' refresh lock is held meanwhile, as for `migrate`.
     public func absorb(from source: any VaultStore, progress: (String) -> Void) throws -> StoreMigration.Report {
         guard let refreshLock = source.refreshLockPath else {
-            return try queue.sync { try StoreMigration.migrate(from: source, to: store, progress: progress) }
+            return try access.withExclusive { try StoreMigration.migrate(from: source, to: store, progress: progress) }
         }
         return try FileRefreshLock(path: refreshLock).withWholeFile(until: Clock.monotonicSeconds() + SessionRefresher.defaultBudget + 5) {
-            try queue.sync { try StoreMigration.migrate(from: source, to: store, progress: progress) }
+            try access.withExclusive { try StoreMigration.migrate(from: source, to: store, progress: progress) }
         }
     }
 
     private func move(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
-        try queue.sync {
+        try access.withExclusive {
             let report = try StoreMigration.migrate(from: store, to: destination, progress: progress)
             store = destination
             reason = newReason
@@ -62,39 +65,50 @@ public final class ActiveStore: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the store queue and waits for it. Callers are connection threads and
-    /// vaultd's own queues, never the cooperative pool. It does not count as use for auto-lock:
-    /// vaultd's own calls (background refresh, `status`) must not keep the keys in memory.
+    /// Runs `body` alone (no read or other write meanwhile), on the calling thread: for anything
+    /// that changes items or the store. Callers are connection threads and vaultd's own queues,
+    /// never the cooperative pool. Neither this nor `read` counts as use for auto-lock: vaultd's
+    /// own calls (background refresh, `status`) must not keep the keys in memory.
     public func perform<R>(_ body: (any VaultStore) throws -> R) throws -> R {
-        try queue.sync { try body(store) }
+        try access.withExclusive { try body(store) }
+    }
+
+    /// Runs `body`, which only reads, beside other reads, on the calling thread (as `perform`).
+    /// The stores are safe for concurrent calls: their own state sits behind a lock of theirs.
+    public func read<R>(_ body: (any VaultStore) throws -> R) throws -> R {
+        try access.withShared { try body(store) }
     }
 
     /// A client request that touches items is starting or has ended: auto-lock counts from here.
     public func recordUse() {
-        lastUse.withLock { $0 = Clock.monotonicSeconds() }
-    }
-
-    /// Runs `body` on the store queue without waiting, with the store in use when it runs.
-    public func performAsync(_ body: @escaping @Sendable (any VaultStore) -> Void) {
-        queue.async { body(self.store) }
+        lastUse.store(Clock.monotonicSeconds().bitPattern, ordering: .relaxed)
     }
 
     /// Records (or clears) the reason the store is locked, for `status`. An explicit lock or
     /// unlock supersedes a failed passphrase source: it is not tried again behind the user's back.
     public func setLockReason(_ reason: String?) {
-        queue.async { (self.lockReason, self.sourceFailure) = (reason, nil) }
+        access.withExclusive { (lockReason, sourceFailure) = (reason, nil) }
     }
 
-    public var currentLockReason: String? { queue.sync { lockReason } }
+    public var currentLockReason: String? { access.withShared { lockReason } }
 
-    /// Unlocks with the passphrase from `source`, on the store queue, without waiting; `done`
-    /// gets nil or the error. A failure is remembered with what the source's file looked like,
+    /// Unlocks with the passphrase from `source` on `worker`, without waiting; `done` gets nil or
+    /// the error. The worker holds the write side before this returns, so requests queue behind
+    /// the unlock rather than finding the store locked. A failure is remembered with what the source's file looked like,
     /// so that requests explain it (`explainLocked`) and try again once the file changed.
     public func unlockAsync(from source: PassphraseSource, environment: [String: String], done: @escaping @Sendable (Error?) -> Void) {
-        queue.async { done(self.unlock(from: source, environment: environment)) }
+        let holding = DispatchSemaphore(value: 0)
+        worker.async {
+            let error = self.access.withExclusive {
+                holding.signal()
+                return self.unlock(from: source, environment: environment)
+            }
+            done(error)
+        }
+        holding.wait()
     }
 
-    /// On the store queue.
+    /// With the write side held.
     private func unlock(from source: PassphraseSource, environment: [String: String]) -> Error? {
         let file = source.filePath.flatMap { try? FileStatus.of($0) }
         do {
@@ -113,7 +127,7 @@ public final class ActiveStore: @unchecked Sendable {
     /// when the store is now unlocked. Otherwise the locked error is given the recorded reason,
     /// so it names the real cause rather than only "locked".
     public func explainLocked(_ error: VaultError) -> (unlocked: Bool, error: VaultError) {
-        queue.sync {
+        access.withExclusive {
             if let failure = sourceFailure, failure.source.filePath.flatMap({ try? FileStatus.of($0) }) != failure.file,
                unlock(from: failure.source, environment: failure.environment) == nil {
                 return (true, error)
@@ -125,16 +139,17 @@ public final class ActiveStore: @unchecked Sendable {
 
     /// Replaces why the store in use was chosen, for `status`.
     public func setReason(_ newReason: String) {
-        queue.async { self.reason = newReason }
+        access.withExclusive { reason = newReason }
     }
 
-    /// Locks the store when no client request has used it for `idle` seconds.
+    /// Locks the store when no client request has used it for `idle` seconds; waits for a write
+    /// in progress (call it from a queue of its own, as vaultd's auto-lock timer does).
     public func lockIfIdle(for idle: Double, logger: Logger) {
-        queue.async {
-            guard Clock.monotonicSeconds() - self.lastUse.withLock({ $0 }) >= idle, !self.store.status().isLocked else { return }
-            try? self.store.lock()
-            self.sourceFailure = nil
-            self.lockReason = "locked after \(Int(idle)) s without use: run 'vaultctl unlock'"
+        access.withExclusive {
+            guard Clock.monotonicSeconds() - Double(bitPattern: lastUse.load(ordering: .relaxed)) >= idle, !store.status().isLocked else { return }
+            try? store.lock()
+            sourceFailure = nil
+            lockReason = "locked after \(Int(idle)) s without use: run 'vaultctl unlock'"
             logger.info("locked after \(Int(idle)) s without use")
         }
     }

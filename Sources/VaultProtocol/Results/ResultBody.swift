@@ -5,6 +5,8 @@ public struct ResultBody: Codable, Sendable {
     // list: the items, and those no key can address (absent when none)
     public var items: [ItemBody]?
     public var unaddressable: [UnaddressableBody]?
+    // a paged list: the token of the next page (absent on the last page)
+    public var next: String?
     // status
     public var status: StatusBody?
     // migrate
@@ -38,6 +40,7 @@ public struct ResultBody: Codable, Sendable {
         self.item = item
         self.items = items
         self.unaddressable = nil
+        self.next = nil
         self.status = status
         self.migration = migration
         self.doctor = doctor

@@ -42,6 +42,10 @@ public final class InMemoryStore: VaultStore {
         try withUnlocked { (state) in state.table.list(service: service) }
     }
 
+    public func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo] {
+        try withUnlocked { (state) in state.table.list(service: service, after: after, limit: limit) }
+    }
+
     /// Locking keeps the items (there is nowhere else to keep them) but refuses access until unlocked.
     public func lock() throws {
         state.withLock { $0.isLocked = true }

@@ -7,11 +7,12 @@ import VaultCore
 /// account), so `secret-tool`, Python `keyring` and go-keyring see the same items; how items other
 /// tools wrote map to keys (duplicates, unaddressable items) is in `SecretServiceStore+Matching`.
 /// vault's kind and comment ride in `vault-kind` and `vault-comment`. Every call is bounded by `timeout`.
-/// Calls block on D-Bus: run them off the Swift cooperative pool (vaultd's store queue does).
+/// Calls block on D-Bus: run them off the Swift cooperative pool (vaultd calls from its connection threads).
 /// libsecret itself sits behind the owning wrappers in LibSecret/.
 public final class SecretServiceStore: VaultStore {
     public let timeout: Double
-    /// Serializes calls: libsecret's sync API is used from one thread at a time.
+    /// Serializes calls: libsecret's sync API is used from one thread at a time (so concurrent
+    /// reads are safe, and take turns).
     private let gate = Mutex(())
 
     public init(timeout: Double = 5) {

@@ -23,7 +23,7 @@ let environment = ProcessEnvironment.current
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-    say("usage: vault-store-tool (set|set-session|get|write-loop|add-range|fill|dump) PATH ...")
+    say("usage: vault-store-tool (set|set-session|get|write-loop|add-range|fill|bulk-add|dump) PATH ...")
     exit(2)
 }
 let command = arguments[0]
@@ -64,6 +64,12 @@ do {
             try store.set(try ItemKey(service: "fill", account: "item-\(index)"), secret: secret, changes: ItemChanges())
             say("ok \(index)")
         }
+    case "bulk-add":
+        // COUNT items "SERVICE"/"item-N" in one write, each with a short secret: large vaults fast.
+        let count = Int(arguments[3])!
+        try store.add(try (0..<count).map { index in
+            (key: try ItemKey(service: arguments[2], account: "item-\(index)"), secret: SecretBytes(utf8: "secret-\(index)"), changes: ItemChanges())
+        })
     case "dump":
         for info in try store.list(service: nil) {
             let secret = try store.get(info.key).secret.unprotectedBytes.map { String(format2: $0) }.joined()

@@ -1,0 +1,117 @@
+import Testing
+import VaultCore
+@testable import VaultProtocol
+
+/// The hot path for item responses writes exactly what the general JSONEncoder path writes, for
+/// every kind of id, hostile text in every field, text and binary secrets; other responses are
+/// left to the general path.
+@Suite struct ItemResponseEncoderTests {
+    static let texts = ["plain", "", "quote \" backslash \\ slash /", "new\nline\ttab\r\u{8}\u{C}", "\u{0}\u{1}\u{1F}\u{7F}",
+                        "é ü ß 日本 🎉", "\u{2028}\u{2029}\u{FEFF}", "</script>", String(repeating: "x", count: 5000)]
+
+    @Test func itemResponsesMatchTheGeneralEncoderByteForByte() throws {
+        let ids: [RequestID] = [.null, .number(0), .number(-7), .number(Int64.max), .string(""), .string("a\"b\\c\n\u{1}é")]
+        let secrets: [SecretBytes?] = [nil, SecretBytes(utf8: ""), SecretBytes(utf8: "s3cr\"et\n\\ é"), SecretBytes([0xFF, 0x00, 0x80, 0x41]), SecretBytes([0xC3])]
+        var compared = 0
+        for id in ids {
+            for (index, text) in Self.texts.enumerated() {
+                for secret in secrets {
+                    for duplicates in [nil, 0, 3] {
+                        var item = ItemBody(service: text, account: Self.texts[(index + 1) % Self.texts.count], label: Self.texts[(index + 2) % Self.texts.count],
+                                            comment: Self.texts[(index + 3) % Self.texts.count], kind: "secret",
+                                            created: "2026-11-30T12:04:05.123Z", modified: text, secret: secret)
+                        item.duplicates = duplicates
+                        let line = ResponseLine(id: id, .success(ResultBody(item: item)))
+                        let fast = try #require(ItemResponseEncoder.encode(line))
+                        #expect(fast == MessageCodec.encodedLine(line), "\(id) \(index)")
+                        #expect(MessageCodec.encode(line) == fast)
+                        compared += 1
+                    }
+                }
+            }
+        }
+        #expect(compared == 6 * Self.texts.count * 5 * 3)
+    }
+
+    @Test func otherResponsesTakeTheGeneralPath() {
+        let item = ItemBody(service: "s", account: "a", label: "l", comment: "", kind: "session", created: "c", modified: "m")
+        var withSession = item
+        withSession.session = SessionBody(provider: "oauth2", user: "u", expiresAt: nil, needsSignIn: false)
+        var withAttributes = item
+        withAttributes.attributes = ["k": "v"]
+        var listing = ResultBody(item: item)
+        listing.next = "1.cw==.YQ=="
+        for line in [ResponseLine(id: nil, .success(ResultBody(item: withSession))), ResponseLine(id: nil, .success(ResultBody(item: withAttributes))),
+                     ResponseLine(id: nil, .success(listing)), ResponseLine(id: nil, .success(ResultBody(items: [item]))),
+                     ResponseLine(id: nil, .failure(ErrorBody(.notFound, "no such item")))] {
+            #expect(ItemResponseEncoder.encode(line) == nil)
+            #expect(MessageCodec.encode(line) == MessageCodec.encodedLine(line))
+        }
+    }
+}
+
+/// SecretSplice's search for a placeholder (memchr and memcmp instead of `firstRange(of:)`).
+@Suite struct SecretSpliceSearchTests {
+    @Test func findsTheFirstWholeOccurrenceOnly() {
+        let needle = Array("\"ab\"".utf8)
+        for (text, expected) in [("\"ab\"", 0..<4), ("x\"a\"\"ab\"", 4..<8), ("\"a", nil), ("", nil), ("\"ab", nil), ("zz\"ab\"", 2..<6)] as [(String, Range<Int>?)] {
+            #expect(SecretSplice.firstRange(of: needle, in: Array(text.utf8)) == expected, "\(text)")
+        }
+        #expect(SecretSplice.firstRange(of: [], in: [1, 2]) == nil)
+    }
+}
+
+/// Timestamp's digit-buffer path for years 0 to 9999 and the general one beyond.
+@Suite struct TimestampFormatTests {
+    @Test func rfc3339AtTheEdges() {
+        #expect(Timestamp.rfc3339(milliseconds: -1) == "1970-01-01T00:00:00.999Z")
+        #expect(Timestamp.rfc3339(milliseconds: 253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        #expect(Timestamp.rfc3339(milliseconds: 253_402_300_800_000) == "10000-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(milliseconds: -62_135_596_800_000) == "0001-01-01T00:00:00.000Z")
+        #expect(Timestamp.rfc3339(milliseconds: 951_782_400_007) == "2000-02-29T00:00:00.007Z")
+    }
+}
+
+/// The `get` fast path reads what JSONDecoder reads, and leaves everything else to it.
+@Suite struct GetRequestDecoderTests {
+    static func general(_ text: String) -> RequestLine? {
+        var line = Array(text.utf8)
+        return try? MessageCodec.decodeGenerally(RequestLine.self, from: &line)
+    }
+
+    static func name(_ line: RequestLine?) -> ItemName? {
+        if case .get(let name)? = line?.request { return name }
+        return nil
+    }
+
+    @Test func plainGetsTakeTheFastPathAndMatch() throws {
+        let lines = [
+            #"{"id":1,"op":"get","service":"s","account":"a"}"#, #"{"op":"get","account":"a b/c","service":"svc"}"#,
+            #" { "id" : "x-1" , "op":"get" ,"service":"s","account":"a" } "#, "{\t\"id\":null,\"op\":\"get\",\"service\":\"s\",\"account\":\"a\"}\r",
+            #"{"id":-42,"op":"get","service":"s","account":"a"}"#, #"{"id":0,"op":"get","service":"","account":"a"}"#,
+            #"{"id":"null","op":"get","service":"s","account":"a"}"#, #"{"id":999999999999999999,"op":"get","service":"s","account":"a"}"#,
+        ]
+        for text in lines {
+            let fast = try #require(GetRequestDecoder.decode(Array(text.utf8)), "\(text)")
+            let general = try #require(Self.general(text), "\(text)")
+            #expect(fast.id == general.id && Self.name(fast) == Self.name(general) && Self.name(fast) != nil, "\(text)")
+        }
+    }
+
+    @Test func everythingElseTakesTheGeneralPath() {
+        let lines = [
+            #"{"id":1,"op":"get","service":"s\u0041","account":"a"}"#, #"{"op":"get","service":"é","account":"a"}"#,
+            #"{"op":"get","service":"s","account":"a","extra":1}"#, #"{"op":"get","service":"s","service":"t","account":"a"}"#,
+            #"{"id":1.5,"op":"get","service":"s","account":"a"}"#, #"{"id":1e3,"op":"get","service":"s","account":"a"}"#,
+            #"{"id":01,"op":"get","service":"s","account":"a"}"#, #"{"id":1234567890123456789,"op":"get","service":"s","account":"a"}"#,
+            #"{"op":"delete","service":"s","account":"a"}"#, #"{"op":"get","service":"s"}"#, #"{"op":"get","service":"s","account":"a"}x"#,
+            #"{"op":"get","service":{"a":1},"account":"a"}"#, "{\"op\":\"get\",\"service\":\"s\u{1}\",\"account\":\"a\"}",
+            #"{"op":"get","service":"s","account":"a",}"#, #"{"op":"get""service":"s","account":"a"}"#, #"{"op":"get","service":"s","account":"a""#,
+            #"{"id":true,"op":"get","service":"s","account":"a"}"#, #"{"id":nul,"op":"get","service":"s","account":"a"}"#,
+            #"{"op":"get","service":7,"account":"a"}"#, "", "{}", "[]", #"{"op":"get","service":"s","account":"a","secret":"x"}"#,
+        ]
+        for text in lines {
+            #expect(GetRequestDecoder.decode(Array(text.utf8)) == nil, "\(text)")
+        }
+    }
+}
