@@ -20,6 +20,24 @@ final class AuditLog: Sendable {
     /// The time of the last record appended (ms): each record's time is later than the one
     /// before, so `after` picks up exactly the records a follower has not seen.
     private let last = Mutex(Int64(0))
+    /// The log kept open between records, with the identity it had when opened: reopened (the
+    /// directory checked, the file opened safely again) only when the file at `path` is no longer
+    /// that one (rotated, removed, replaced) or when it must rotate. One stat per record instead
+    /// of a directory walk, an open and a close.
+    private let open = Mutex<OpenLog?>(nil)
+
+    private final class OpenLog {
+        let fd: FileDescriptor
+        let device: UInt64
+        let inode: UInt64
+        var size: Int64
+
+        init(fd: FileDescriptor, device: UInt64, inode: UInt64, size: Int64) {
+            (self.fd, self.device, self.inode, self.size) = (fd, device, inode, size)
+        }
+
+        deinit { fd.close() }
+    }
     private let appended = WakeList()
 
     static let associatedData = Array("vault audit record v1".utf8)
@@ -44,14 +62,35 @@ final class AuditLog: Sendable {
             encoder.outputFormatting = [.sortedKeys]
             let box = try AESGCM.seal(Array(try encoder.encode(entry)), key: key, authenticating: Self.associatedData)
             let line = Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A]
-            try PrivateDirectory.create(directory)
-            if let size = try FileStatus.of(path, followSymlinks: false)?.size, size + Int64(line.count) > maxBytes { try rotate() }
-            let fd = try FileDescriptor.openPrivateLog(path)
-            defer { fd.close() }
-            try fd.writeAll(line)
+            try write(line)
             last = now
         }
         appended.wakeAll()
+    }
+
+    /// Appends `line` to the open log, (re)opening it when the file at `path` is not the one held,
+    /// and rotating first when the line would take it past `maxBytes`.
+    private func write(_ line: [UInt8]) throws {
+        try open.withLock { held in
+            let current = try FileStatus.of(path, followSymlinks: false)
+            if let log = held, let current, current.device == log.device, current.inode == log.inode, log.size + Int64(line.count) <= maxBytes {
+                // Still the file we hold, with room left.
+            } else {
+                held = nil
+                try PrivateDirectory.create(directory)
+                if let size = try FileStatus.of(path, followSymlinks: false)?.size, size + Int64(line.count) > maxBytes { try rotate() }
+                let fd = try FileDescriptor.openPrivateLog(path)
+                let status: FileStatus
+                do { status = try fd.status() } catch {
+                    fd.close()
+                    throw error
+                }
+                held = OpenLog(fd: fd, device: status.device, inode: status.inode, size: status.size)
+            }
+            guard let log = held else { return }
+            try log.fd.writeAll(line)
+            log.size += Int64(line.count)
+        }
     }
 
     private func rotate() throws {
