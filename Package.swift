@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "VaultCore", targets: ["VaultCore"]),
         .library(name: "VaultStores", targets: ["VaultStores"]),
         .library(name: "VaultClient", targets: ["VaultClient"]),
+        .library(name: "VaultTokenSource", targets: ["VaultTokenSource"]),
         .executable(name: "vaultd", targets: ["vaultd"]),
         .executable(name: "vaultctl", targets: ["vaultctl"]),
         .executable(name: "git-credential-vault", targets: ["git-credential-vault"]),
@@ -55,6 +56,8 @@ let package = Package(
 
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),
+        // URLRequest and URLSession: FoundationNetworking (and libcurl) only for programs that use it.
+        .target(name: "VaultTokenSource", dependencies: ["VaultClient"]),
 
         // vaultctl's command table (CommandLine/): every command declared once; the parser, the
         // help text and the shell completions are derived from it.
@@ -106,7 +109,7 @@ let package = Package(
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
-        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "vault-store-tool", "git-credential-vault", "docker-credential-vault", "vault-auth-storage-tool", "VaultClient", "VaultCore", "VaultTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "vault-store-tool", "git-credential-vault", "docker-credential-vault", "vault-auth-storage-tool", "VaultClient", "VaultTokenSource", "VaultCore", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,7 +10,7 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "vault-supabase-example",
-            dependencies: [.product(name: "VaultClient", package: "vault")],
+            dependencies: [.product(name: "VaultClient", package: "vault"), .product(name: "VaultTokenSource", package: "vault")],
             path: "Sources"
         ),
     ],

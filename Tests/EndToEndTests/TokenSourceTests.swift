@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import Testing
 import VaultClient
+import VaultTokenSource
 import VaultCore
 
 /// VaultTokenSource against django-oauth-toolkit (Tests/Fixtures/oauth_server.py), whose

@@ -13,6 +13,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import VaultClient
+import VaultTokenSource
 
 let arguments = CommandLine.arguments
 let environment = ProcessInfo.processInfo.environment

@@ -2,7 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import VaultClient
 
+/// (Its own library, so that programs on VaultClient that send no HTTP, vaultctl among them, do
+/// not link FoundationNetworking and the libcurl it loads.)
+///
 /// Fresh access tokens from a vault sign-in session (Supabase, Firebase, OAuth 2.0), for any
 /// Swift HTTP client: `authorized(_:)` adds `Authorization: Bearer <token>` to a `URLRequest`;
 /// `send(_:status:using:)` sends it with the program's own client and, when the answer is a 401,
@@ -78,7 +82,7 @@ public struct VaultTokenSource: Sendable {
         do {
             return try await vault.token(service: service, account: account, minTTL: minTTL)
         } catch {
-            throw VaultSessionError(VaultClientError(error))
+            throw VaultSessionError(error as? VaultClientError ?? VaultClientError(code: .internal, message: "\(error)"))
         }
     }
 
