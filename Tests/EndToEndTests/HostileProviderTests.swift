@@ -192,7 +192,7 @@ final class HostileProvider: @unchecked Sendable {
     /// sent, or marked after a documented refusal, and no token reaches vaultd's log.
     @Test func providerFuzz() throws {
         let seconds = Double(ProcessInfo.processInfo.environment["VAULT_PROVIDER_FUZZ_SECONDS"] ?? "") ?? 60
-        let seed = Int.random(in: 1...1_000_000)
+        let seed = Int(ProcessInfo.processInfo.environment["VAULT_PROVIDER_FUZZ_SEED"] ?? "") ?? Int.random(in: 1...1_000_000)
         let vault = VaultHarness()
         let provider = try HostileProvider(vault)
         vault.environment["VAULT_HTTP_TIMEOUT"] = "2"

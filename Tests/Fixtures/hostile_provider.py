@@ -168,6 +168,10 @@ class Handler(JSONHandler):
             return self.reply(200, base)
         if choice == 1:
             base[field] = value
+            if field == "refresh_token" and isinstance(value, str):
+                # What is sent is what vault may keep, if it passes vault's checks ("3600" does).
+                with lock:
+                    log["issued"].append(value)
             return self.reply(200, base)
         if choice == 2:
             with lock:
