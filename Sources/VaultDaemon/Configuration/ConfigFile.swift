@@ -21,6 +21,8 @@ import VaultStores
 /// vaultd, naming the file and line: a configuration is never half-applied or guessed at.
 public struct ConfigFile: Sendable, Equatable {
     public static let maxBytes = 64 * 1024
+    /// What surrounds a name or a value on a line: spaces, tabs, and a CR from a CRLF file.
+    static let lineBlanks: Set<Unicode.Scalar> = [" ", "\t", "\r"]
 
     public enum Setting: String, Sendable, CaseIterable {
         case backend
@@ -111,13 +113,13 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     private static func parse(_ line: String, path: String, number: Int, home: String?) throws(Problem) -> (Setting, String)? {
-        let trimmed = line.trimmingWhitespace
+        let trimmed = line.trimming(Self.lineBlanks)
         if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
         guard let equals = trimmed.firstIndex(of: "=") else {
             throw Problem(path: path, line: number, "expected 'name = value', got '\(String(trimmed.prefix(80)).replacingControlCharacters())'")
         }
-        let name = String(trimmed[..<equals]).trimmingWhitespace
-        let value = String(trimmed[trimmed.index(after: equals)...]).trimmingWhitespace
+        let name = String(trimmed[..<equals]).trimming(Self.lineBlanks)
+        let value = String(trimmed[trimmed.index(after: equals)...]).trimming(Self.lineBlanks)
         guard let setting = Setting(rawValue: name) else {
             throw Problem(path: path, line: number, "unknown setting '\(String(name.prefix(80)).replacingControlCharacters())' (known: \(Setting.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
@@ -158,14 +160,5 @@ public struct ConfigFile: Sendable, Equatable {
         public var description: String {
             "the configuration file " + (line.map { "\(path), line \($0): \(message)" } ?? "\(path) \(message)")
         }
-    }
-}
-
-extension String {
-    var trimmingWhitespace: String {
-        let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" && $0 != "\r" }) else { return "" }
-        let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" && $0 != "\r" })!
-        return String(scalars[first...last])
     }
 }

@@ -53,7 +53,7 @@ public struct DockerCredentialHelper {
     private func readServerURL() throws(HelperFailure) -> String {
         let input = try HelperInput.read(limit: Self.maxInputBytes)
         guard let text = input.utf8String else { throw HelperFailure("the server URL is not UTF-8 text") }
-        let serverURL = text.trimmingWhiteSpace
+        let serverURL = text.trimming(String.asciiWhitespace)
         guard !serverURL.isEmpty else { throw HelperFailure("no credentials server URL") }
         return serverURL
     }
