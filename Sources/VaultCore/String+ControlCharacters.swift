@@ -24,3 +24,10 @@ extension String {
         }))
     }
 }
+
+extension String {
+    /// Whether a C0 control character or DEL is in it.
+    public var containsControlCharacter: Bool {
+        unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+}

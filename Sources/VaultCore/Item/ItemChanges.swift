@@ -4,11 +4,20 @@ public struct ItemChanges: Sendable, Equatable {
     public var label: String?
     public var comment: String?
     public var kind: ItemKind?
+    /// The item's other attributes (`ItemAttributes`), replacing all of them; on insert, none.
+    public var attributes: [String: String]?
+    /// The secret's content type; on insert, `ItemAttributes.defaultContentType`.
+    public var contentType: String?
 
-    public init(label: String? = nil, comment: String? = nil, kind: ItemKind? = nil) {
+    public init(
+        label: String? = nil, comment: String? = nil, kind: ItemKind? = nil,
+        attributes: [String: String]? = nil, contentType: String? = nil
+    ) {
         self.label = label
         self.comment = comment
         self.kind = kind
+        self.attributes = attributes
+        self.contentType = contentType
     }
 
     public func validate() throws {
@@ -20,6 +29,10 @@ public struct ItemChanges: Sendable, Equatable {
         }
         if let comment, comment.utf8.count > ItemLimits.maxCommentBytes {
             throw VaultError.invalidInput("comment is \(comment.utf8.count) bytes; the limit is \(ItemLimits.maxCommentBytes)")
+        }
+        if let attributes, let problem = ItemAttributes.problem(with: attributes) { throw VaultError.invalidInput(problem) }
+        if let contentType, let problem = ItemAttributes.problem(withContentType: contentType) {
+            throw VaultError.invalidInput(problem)
         }
     }
 

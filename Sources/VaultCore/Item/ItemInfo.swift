@@ -11,9 +11,19 @@ public struct ItemInfo: Sendable, Equatable {
     /// tool (Python keyring adds an `application` attribute) may have written its own. vault reads
     /// the newest and writes and deletes all of them. Always 0 in the file store.
     public var duplicates: Int
+    /// Its Secret Service attributes other than the key's `service` and `username`
+    /// (`ItemAttributes`); empty for items vault's own commands wrote.
+    public var attributes: [String: String]
+    /// The secret's content type as a Secret Service client gave it.
+    public var contentType: String
 
-    public init(key: ItemKey, label: String, comment: String, kind: ItemKind, created: Int64, modified: Int64, duplicates: Int = 0) {
+    public init(
+        key: ItemKey, label: String, comment: String, kind: ItemKind, created: Int64, modified: Int64, duplicates: Int = 0,
+        attributes: [String: String] = [:], contentType: String = ItemAttributes.defaultContentType
+    ) {
         self.duplicates = duplicates
+        self.attributes = attributes
+        self.contentType = contentType
         self.key = key
         self.label = label
         self.comment = comment

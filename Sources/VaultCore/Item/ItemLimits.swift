@@ -8,4 +8,10 @@ public enum ItemLimits {
     public static let maxCommentBytes = 4096
     /// Maximum size of a secret: 64 KiB. The empty secret is allowed.
     public static let maxSecretBytes = 64 * 1024
+    /// The most other attributes an item has (`ItemAttributes`), and their sizes.
+    public static let maxAttributes = 64
+    public static let maxAttributeNameBytes = 255
+    public static let maxAttributeValueBytes = 1024
+    /// Maximum bytes of a secret's content type ("text/plain").
+    public static let maxContentTypeBytes = 255
 }

@@ -30,13 +30,16 @@ public struct ItemTable<Payload: Sendable>: Sendable {
         guard let existing = entries[key] else {
             return ItemInfo(
                 key: key, label: changes.label ?? ItemChanges.defaultLabel(for: key),
-                comment: changes.comment ?? "", kind: changes.kind ?? .secret, created: now, modified: now)
+                comment: changes.comment ?? "", kind: changes.kind ?? .secret, created: now, modified: now,
+                attributes: changes.attributes ?? [:], contentType: changes.contentType ?? ItemAttributes.defaultContentType)
         }
         if mustBeNew { throw VaultError.duplicate(key) }
         var info = existing.info
         info.label = changes.label ?? info.label
         info.comment = changes.comment ?? info.comment
         info.kind = changes.kind ?? info.kind
+        info.attributes = changes.attributes ?? info.attributes
+        info.contentType = changes.contentType ?? info.contentType
         info.modified = max(now, info.created)
         return info
     }

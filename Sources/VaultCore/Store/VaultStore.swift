@@ -24,6 +24,10 @@ public protocol VaultStore: AnyObject, Sendable {
     /// account, a control character, a name over the limit), so that nothing is invisible.
     /// Only `service`'s when given. Default: none (the file store validates every key).
     func unaddressable(service: String?) throws -> [UnaddressableItem]
+    /// The items whose Secret Service attributes (`ItemInfo.secretServiceAttributes`) include
+    /// every one of `attributes` with that value, in `list`'s order; every item when empty.
+    /// Default: filters `list`.
+    func items(matching attributes: [String: String]) throws -> [ItemInfo]
 
     /// Drops keys and decrypted data from memory.
     func lock() throws
@@ -38,6 +42,9 @@ public protocol VaultStore: AnyObject, Sendable {
 extension VaultStore {
     public var refreshLockPath: String? { nil }
     public func unaddressable(service: String?) throws -> [UnaddressableItem] { [] }
+    public func items(matching attributes: [String: String]) throws -> [ItemInfo] {
+        try list(service: attributes["service"]).filter { $0.matches(attributes) }
+    }
     public func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo] {
         Array(try list(service: service).lazy.filter { after == nil || $0.key > after! }.prefix(limit))
     }
