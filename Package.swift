@@ -36,6 +36,15 @@ let package = Package(
         // One libcurl request (curl_easy_setopt is variadic, so Swift cannot call it).
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
 
+        .systemLibrary(
+            name: "CGio",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // GDBus for vaultd's Secret Service provider: its bus connection, its objects' one method
+        // handler, GVariant's macros and varargs (which Swift cannot call).
+        .target(name: "CGDBusShims", dependencies: ["CGio"]),
+
         // Small C helpers Swift cannot import: SO_PEERCRED's ucred, prctl, posix_spawn with setsid.
         .target(name: "CVaultShims"),
 
@@ -52,7 +61,7 @@ let package = Package(
         .target(name: "VaultTokens", dependencies: ["VaultCore", "CCurlShims"]),
 
         // The daemon: listener, connections, dispatcher.
-        .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims"]),
+        .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims", "CGDBusShims"]),
 
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),

@@ -34,6 +34,10 @@ extension DaemonConfiguration {
           --socket PATH          listen here (default: $VAULT_SOCKET, $XDG_RUNTIME_DIR/vault/vault.sock,
                                  or ~/.local/state/vault/vault.sock)
           --backend NAME         auto (default), secret-service or file; or VAULT_BACKEND
+          --secret-service-provider auto|on|off  serve the Secret Service D-Bus API as
+                                 org.freedesktop.secrets (default auto: when there is a session
+                                 bus, nobody else owns the name and the file store is in use; on:
+                                 refuse to start otherwise); or VAULT_SECRET_SERVICE_PROVIDER
           --lock-after DURATION  drop keys after this long without a client request that touches
                                  items (e.g. 15m, 2h); status and background refresh do not count
           --refresh-ahead DURATION  refresh sign-in sessions in the background once they expire
@@ -55,7 +59,7 @@ extension DaemonConfiguration {
           --verbose              log every request (names only, never secrets)
           --version, --help
 
-        environment: VAULT_BACKEND, VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY,
+        environment: VAULT_BACKEND, VAULT_SECRET_SERVICE_PROVIDER, VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY,
         VAULT_PASSPHRASE, VAULT_KDF_LOG2N (scrypt cost of new vaults, 14-22, default 17),
         VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5), VAULT_HTTP_TIMEOUT (sign-in providers,
         seconds, default 10). See the README.
@@ -94,6 +98,9 @@ extension DaemonConfiguration {
             switch argument {
             case "--socket": explicitSocket = try value(for: argument)
             case "--backend": backendText = try value(for: argument)
+            case "--secret-service-provider":
+                parsed.secretServiceProvider = try SecretServiceProviderMode.parse(try value(for: argument), origin: argument)
+                parsed.secretServiceProviderOrigin = argument
             case "--lock-after": parsed.lockAfter = try duration(for: argument, example: "15m or 2h")
             case "--refresh-ahead": parsed.refreshAhead = try duration(for: argument, example: "5m")
             case "--idle-timeout": parsed.idleTimeout = try duration(for: argument, example: "30s or 5m")
@@ -157,6 +164,10 @@ extension DaemonConfiguration {
                 throw .usage("\(name) takes a duration such as \(example), got '\(text.replacingControlCharacters())'")
             }
             return seconds
+        }
+        if parsed.secretServiceProviderOrigin != "--secret-service-provider", let text = set("VAULT_SECRET_SERVICE_PROVIDER") {
+            parsed.secretServiceProvider = try SecretServiceProviderMode.parse(text, origin: "VAULT_SECRET_SERVICE_PROVIDER")
+            parsed.secretServiceProviderOrigin = "VAULT_SECRET_SERVICE_PROVIDER"
         }
         parsed.secretServiceTimeout = try environmentDuration("VAULT_SECRET_SERVICE_TIMEOUT", example: "5 or 10s") ?? parsed.secretServiceTimeout
         parsed.httpTimeout = try environmentDuration("VAULT_HTTP_TIMEOUT", example: "10 or 30s") ?? parsed.httpTimeout

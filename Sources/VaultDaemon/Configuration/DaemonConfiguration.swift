@@ -39,6 +39,9 @@ public struct DaemonConfiguration: Sendable {
     public var passphraseSource: PassphraseSource?
     /// Seconds any one Secret Service call may take.
     public var secretServiceTimeout: Double = 5
+    /// Whether to serve the Secret Service D-Bus API (`SecretServiceProviderMode`), and where that came from.
+    public var secretServiceProvider: SecretServiceProviderMode = .auto
+    public var secretServiceProviderOrigin = "the default"
     /// Refresh sessions in the background once they expire within this many seconds; nil: only on demand.
     public var refreshAhead: Double?
     /// Seconds any one request to a sign-in provider may take.

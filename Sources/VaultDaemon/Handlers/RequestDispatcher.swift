@@ -18,6 +18,8 @@ public final class RequestDispatcher: Sendable {
     let refresher: SessionRefresher
     let sessions: SessionManager
     let access: AccessControl
+    /// Whether vaultd serves the Secret Service D-Bus API, for `status` and `doctor`.
+    public let secretServiceProvider = SecretServiceProviderStatus()
 
     public init(store: ActiveStore, catalog: StoreCatalog, socketPath: String, logger: Logger) {
         self.store = store

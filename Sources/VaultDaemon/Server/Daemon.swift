@@ -55,6 +55,7 @@ public final class Daemon: @unchecked Sendable {
             try listener.bind()
         }
         unlockAtStart()
+        try startSecretServiceProvider()
         startAccepting()
         startTimers()
         let (active, reason) = store.current

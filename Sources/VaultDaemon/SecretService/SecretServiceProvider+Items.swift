@@ -1,0 +1,146 @@
+import VaultCore
+
+/// The login collection (org.freedesktop.Secret.Collection) and its items
+/// (org.freedesktop.Secret.Item): the vault's items of kind `secret`. Sign-in sessions, AWS
+/// credentials and vault's own records are not shown over D-Bus, and cannot be overwritten.
+extension SecretServiceProvider {
+    func collectionMethod(_ call: BusCall) throws -> BusValue? {
+        guard SecretServicePath.isCollection(call.path) else { throw BusError.noSuchObject(call.path) }
+        switch call.member {
+        case "Delete":
+            throw BusError.notSupported("vaultd's collection is the whole vault and cannot be deleted; delete its items")
+        case "SearchItems":
+            return .tuple([.objectPaths(try search(call.argument(0)))])
+        case "CreateItem":
+            return try createItem(properties: call.argument(0), secret: call.argument(1), replace: call.argument(2).boolean ?? false, caller: call.sender)
+        default:
+            throw BusError.notSupported("no method \(call.member)")
+        }
+    }
+
+    func itemMethod(_ call: BusCall) throws -> BusValue? {
+        guard let key = SecretServicePath.key(ofItem: call.path) else { throw BusError.noSuchObject(call.path) }
+        switch call.member {
+        case "Delete":
+            try store.perform { store in
+                guard try Self.visible(key, in: store) != nil else { throw BusError.noSuchObject(call.path) }
+                try store.delete(key)
+            }
+            store.recordUse()
+            emitCollectionSignal("ItemDeleted", item: call.path)
+            return .tuple([.objectPath(SecretServicePath.none)])
+        case "GetSecret":
+            let session = try session(call.argument(0).string ?? "", of: call.sender)
+            guard let item = try visibleItem(key) else { throw BusError.noSuchObject(call.path) }
+            return .tuple([try session.encode(item.secret, contentType: item.info.contentType)])
+        case "SetSecret":
+            let (secret, contentType) = try secret(in: call.argument(0), caller: call.sender)
+            try store.perform { store in
+                guard try Self.visible(key, in: store) != nil else { throw BusError.noSuchObject(call.path) }
+                try store.set(key, secret: secret, changes: ItemChanges(contentType: contentType))
+            }
+            store.recordUse()
+            emitCollectionSignal("ItemChanged", item: call.path)
+            return nil
+        default:
+            throw BusError.notSupported("no method \(call.member)")
+        }
+    }
+
+    /// The item under `key` if D-Bus clients may see it (a plain secret); nil when there is none.
+    static func visible(_ key: ItemKey, in store: any VaultStore) throws -> Item? {
+        do {
+            let item = try store.get(key)
+            return item.info.kind == .secret ? item : nil
+        } catch VaultError.notFound {
+            return nil
+        }
+    }
+
+    func visibleItem(_ key: ItemKey) throws -> Item? {
+        store.recordUse()
+        defer { store.recordUse() }
+        return try store.read { try Self.visible(key, in: $0) }
+    }
+
+    /// The paths of the visible items whose attributes include all of `query` (`a{ss}`); none
+    /// while the vault is locked (their attributes are encrypted with it).
+    func search(_ query: BusVariant) throws -> [String] {
+        guard let attributes = query.stringDictionary else { throw BusError.invalidArgs("an attribute appears twice in the search") }
+        store.recordUse()
+        do {
+            return try store.read { try $0.items(matching: attributes) }.filter { $0.kind == .secret }.map { SecretServicePath.item($0.key) }
+        } catch let error as VaultError where error.code == .locked {
+            return []
+        }
+    }
+
+    /// The secret and its content type in a Secret struct `(oayays)` from `caller`, through
+    /// the caller's own session.
+    func secret(in secret: BusVariant, caller: String) throws -> (SecretBytes, String) {
+        let session = try session(secret.child(0)?.string ?? "", of: caller)
+        guard let parameters = secret.child(1)?.secretBytes, let value = secret.child(2)?.secretBytes, let contentType = secret.child(3)?.string else {
+            throw BusError.invalidArgs("a secret is (oayays)")
+        }
+        if let problem = ItemAttributes.problem(withContentType: contentType) { throw BusError.invalidArgs(problem) }
+        let plaintext = try session.decode(parameters: parameters, value: value)
+        guard plaintext.count <= ItemLimits.maxSecretBytes else {
+            throw BusError.invalidArgs("the secret is \(plaintext.count) bytes; the limit is \(ItemLimits.maxSecretBytes)")
+        }
+        return (plaintext, contentType)
+    }
+
+    /// Which key attributes name, and the item's other attributes: `service` and `username`
+    /// when they make a valid key (the item IS vault's item of that key, shared with vaultctl),
+    /// else none (the store makes one up).
+    static func split(_ attributes: [String: String]) -> (key: ItemKey?, others: [String: String]) {
+        guard let service = attributes["service"], let username = attributes["username"], service != ItemKey.attributeOnlyService,
+              let key = try? ItemKey(service: service, account: username)
+        else { return (nil, attributes) }
+        return (key, attributes.filter { !ItemAttributes.keyNames.contains($0.key) })
+    }
+
+    private func createItem(properties: BusVariant, secret: BusVariant, replace: Bool, caller: String) throws -> BusValue {
+        guard let properties = properties.variantDictionary else { throw BusError.invalidArgs("properties are a{sv}") }
+        var attributes: [String: String] = [:]
+        if let given = properties["org.freedesktop.Secret.Item.Attributes"] {
+            guard let dictionary = given.stringDictionary else { throw BusError.invalidArgs("Attributes are a{ss}, each name once") }
+            attributes = dictionary
+        }
+        var label: String?
+        if let given = properties["org.freedesktop.Secret.Item.Label"] {
+            guard let text = given.string else { throw BusError.invalidArgs("Label is a string") }
+            label = text
+        }
+        let (value, contentType) = try self.secret(in: secret, caller: caller)
+        let (named, others) = Self.split(attributes)
+        if let problem = ItemAttributes.problem(with: others, forKey: named ?? Self.placeholderKey) { throw BusError.invalidArgs(problem) }
+        store.recordUse()
+        defer { store.recordUse() }
+        let (key, existed) = try store.perform { store -> (ItemKey, Bool) in
+            var key = named
+            if key == nil, replace {
+                // Replace semantics for items only attributes name: the one with exactly these.
+                key = try store.items(matching: attributes).first { $0.key.isAttributeOnly && $0.kind == .secret && $0.attributes == attributes }?.key
+            }
+            let target = try key ?? ItemKey(service: ItemKey.attributeOnlyService, account: SecretServicePath.hex(SecureRandom.bytes(16)))
+            var existed = false
+            if key != nil {
+                do {
+                    guard try store.get(target).info.kind == .secret else {
+                        throw BusError.accessDenied("\(target) is not a plain secret (a sign-in session, AWS credentials or vault's own record); change it with vaultctl")
+                    }
+                    existed = true
+                } catch VaultError.notFound {}
+            }
+            try store.set(target, secret: value, changes: ItemChanges(label: label, attributes: others, contentType: contentType))
+            return (target, existed)
+        }
+        let path = SecretServicePath.item(key)
+        emitCollectionSignal(existed ? "ItemChanged" : "ItemCreated", item: path)
+        return .tuple([.objectPath(path), .objectPath(SecretServicePath.none)])
+    }
+
+    /// Stands for the made-up key of an item only attributes name, for validation.
+    static let placeholderKey = try! ItemKey(service: ItemKey.attributeOnlyService, account: "new")
+}

@@ -1,0 +1,120 @@
+import VaultCore
+
+/// org.freedesktop.DBus.Properties on every object: GDBus has checked that the property
+/// exists on the object's interface, is readable or writable, and that a Set's value has its type.
+extension SecretServiceProvider {
+    func properties(_ call: BusCall) throws -> BusValue? {
+        let interface = call.argument(0).string ?? ""
+        switch call.member {
+        case "Get":
+            let name = call.argument(1).string ?? ""
+            guard let value = try propertyValues(interface, path: call.path).first(where: { $0.0 == name })?.1 else {
+                throw BusError.invalidArgs("no property \(name) on \(interface)")
+            }
+            return .tuple([.variant(value)])
+        case "GetAll":
+            return .tuple([.dictionary(valueType: "v", try propertyValues(interface, path: call.path).map { ($0.0, .variant($0.1)) })])
+        case "Set":
+            guard let value = call.argument(2).unboxed else { throw BusError.invalidArgs("Set takes a variant") }
+            try setProperty(interface, call.argument(1).string ?? "", value, path: call.path)
+            return nil
+        default:
+            throw BusError.notSupported("no method \(call.member)")
+        }
+    }
+
+    private func isLocked() throws -> Bool { try store.read { $0.status().isLocked } }
+
+    /// Every property of `interface` at `path`, in introspection order.
+    private func propertyValues(_ interface: String, path: String) throws -> [(String, BusValue)] {
+        switch interface {
+        case "org.freedesktop.Secret.Service":
+            return [("Collections", .objectPaths([SecretServicePath.collection]))]
+        case "org.freedesktop.Secret.Collection":
+            guard SecretServicePath.isCollection(path) else { throw BusError.noSuchObject(path) }
+            let locked = try isLocked()
+            let items = locked ? [] : try visibleInfos()
+            return [
+                ("Items", .objectPaths(items.map { SecretServicePath.item($0.key) })),
+                ("Label", .string("Login")),
+                ("Locked", .boolean(locked)),
+                ("Created", .uint64(UInt64(max(0, items.map(\.created).min() ?? 0) / 1000))),
+                ("Modified", .uint64(UInt64(max(0, items.map(\.modified).max() ?? 0) / 1000))),
+            ]
+        case "org.freedesktop.Secret.Item":
+            guard let key = SecretServicePath.key(ofItem: path) else { throw BusError.noSuchObject(path) }
+            if try isLocked() {
+                // The item's metadata is encrypted with the vault: only that it is locked is known.
+                return [("Locked", .boolean(true)), ("Attributes", .stringDictionary([:])), ("Label", .string("")),
+                        ("Created", .uint64(0)), ("Modified", .uint64(0))]
+            }
+            guard let info = try visibleItem(key)?.info else { throw BusError.noSuchObject(path) }
+            return [
+                ("Locked", .boolean(false)),
+                ("Attributes", .stringDictionary(info.secretServiceAttributes)),
+                ("Label", .string(info.label)),
+                ("Created", .uint64(UInt64(max(0, info.created) / 1000))),
+                ("Modified", .uint64(UInt64(max(0, info.modified) / 1000))),
+            ]
+        default:
+            return []
+        }
+    }
+
+    private func visibleInfos() throws -> [ItemInfo] {
+        try store.read { try $0.items(matching: [:]) }.filter { $0.kind == .secret }
+    }
+
+    private func setProperty(_ interface: String, _ name: String, _ value: BusVariant, path: String) throws {
+        guard interface == "org.freedesktop.Secret.Item", let key = SecretServicePath.key(ofItem: path) else {
+            throw BusError.notSupported("vaultd's collection is the whole vault: its \(name) cannot be changed")
+        }
+        store.recordUse()
+        defer { store.recordUse() }
+        switch name {
+        case "Label":
+            guard let label = value.string else { throw BusError.invalidArgs("Label is a string") }
+            try store.perform { store in
+                guard let item = try Self.visible(key, in: store) else { throw BusError.noSuchObject(path) }
+                try store.set(key, secret: item.secret, changes: ItemChanges(label: label))
+            }
+            emitCollectionSignal("ItemChanged", item: path)
+        case "Attributes":
+            guard let attributes = value.stringDictionary else { throw BusError.invalidArgs("Attributes are a{ss}, each name once") }
+            try changeAttributes(of: key, to: attributes, path: path)
+        default:
+            throw BusError.invalidArgs("\(name) cannot be set")
+        }
+    }
+
+    /// New attributes for the item at `key`. When they name another key (`service` and
+    /// `username`), the item moves there: a new path, announced as one item deleted and one created.
+    private func changeAttributes(of key: ItemKey, to attributes: [String: String], path: String) throws {
+        let (named, others) = Self.split(attributes)
+        let target = named ?? (key.isAttributeOnly ? key : nil)
+        guard let target else {
+            throw BusError.invalidArgs("this item's service and username are its key in vault; to keep other attributes only, create a new item")
+        }
+        if let problem = ItemAttributes.problem(with: others, forKey: target) { throw BusError.invalidArgs(problem) }
+        try store.perform { store in
+            guard let item = try Self.visible(key, in: store) else { throw BusError.noSuchObject(path) }
+            let changes = ItemChanges(label: item.info.label, comment: item.info.comment, attributes: others, contentType: item.info.contentType)
+            if target == key {
+                try store.set(key, secret: item.secret, changes: changes)
+                return
+            }
+            do {
+                try store.add(target, secret: item.secret, changes: changes)
+            } catch VaultError.duplicate {
+                throw BusError.invalidArgs("an item with that service and username exists already: delete it first")
+            }
+            try store.delete(key)
+        }
+        if target == key {
+            emitCollectionSignal("ItemChanged", item: path)
+        } else {
+            emitCollectionSignal("ItemDeleted", item: path)
+            emitCollectionSignal("ItemCreated", item: SecretServicePath.item(target))
+        }
+    }
+}
