@@ -40,21 +40,28 @@ def main():
     print(json.dumps(items, indent=1, ensure_ascii=False))
 
 
+KINDS = ["secret", "session", "aws", "access"]
+MAX_ENTRY = 256 * 1024
+
+
 def check_envelope(data):
-    """Magic, version, checksum and lengths; returns the record count."""
+    """Magic, version, checksum and lengths; returns (version, record count, snapshot size)."""
     if len(data) < 10 or data[:8] != MAGIC:
         fail("not a vault file")
     (version,) = struct.unpack(">H", data[8:10])
-    if version != 1:
+    if version not in (1, 2):
         fail(f"unsupported version {version}")
     if len(data) < HEADER + TRAILER:
         fail("truncated")
     count, body_length = struct.unpack(">IQ", data[130:142])
-    if hashlib.sha256(data[:-32]).digest() != data[-32:]:
+    size = HEADER + body_length + TRAILER
+    if len(data) < size:
+        fail("truncated")
+    if hashlib.sha256(data[:size - 32]).digest() != data[size - 32:size]:
         fail("checksum mismatch")
-    if len(data) != HEADER + body_length + TRAILER:
+    if version == 1 and len(data) != size:
         fail("length mismatch")
-    return count
+    return version, count, size
 
 
 def unwrap(data, passphrase):
@@ -73,43 +80,103 @@ def unwrap(data, passphrase):
     return dek
 
 
-def decrypt_items(data, dek):
-    count = check_envelope(data)
-    vault_id = data[54:70]
-    trailer = len(data) - TRAILER
+def read_record(data, offset):
+    """item-id, metadata box, secret box; returns (item_id, boxes, next offset)."""
+    item_id = data[offset:offset + 16]
+    offset += 16
+    boxes = []
+    for _ in range(2):
+        (length,) = struct.unpack(">I", data[offset:offset + 4])
+        nonce = data[offset + 4:offset + 16]
+        ciphertext = data[offset + 16:offset + 16 + length]
+        tag = data[offset + 16 + length:offset + 32 + length]
+        boxes.append((nonce, ciphertext, tag))
+        offset += 32 + length
+    return item_id, boxes, offset
+
+
+def read_string(meta, cursor):
+    (size,) = struct.unpack(">I", meta[cursor:cursor + 4])
+    return meta[cursor + 4:cursor + 4 + size].decode("utf-8"), cursor + 4 + size
+
+
+def open_record(dek, version, vault_id, item_id, boxes):
     try:
-        gcm_open(dek, data[trailer:trailer + 12], b"", data[trailer + 12:trailer + 28], b"vault/v1/file" + data[:trailer])
+        meta = gcm_open(dek, *boxes[0], f"vault/v{version}/meta".encode() + vault_id + item_id)
+        secret = gcm_open(dek, *boxes[1], b"vault/v1/secret" + vault_id + item_id)
+    except InvalidTag:
+        fail("an item does not authenticate")
+    kind, created, modified = struct.unpack(">Bqq", meta[:17])
+    fields, cursor = [], 17
+    for _ in range(4):
+        field, cursor = read_string(meta, cursor)
+        fields.append(field)
+    attributes, content_type = {}, "text/plain"
+    if version >= 2:
+        (count,) = struct.unpack(">I", meta[cursor:cursor + 4])
+        cursor += 4
+        for _ in range(count):
+            name, cursor = read_string(meta, cursor)
+            value, cursor = read_string(meta, cursor)
+            attributes[name] = value
+        content_type, cursor = read_string(meta, cursor)
+    if cursor != len(meta):
+        fail("unexpected bytes after an item's metadata")
+    return {
+        "service": fields[0], "account": fields[1], "label": fields[2], "comment": fields[3],
+        "kind": KINDS[kind], "created": created, "modified": modified,
+        "attributes": attributes, "content_type": content_type,
+        "secret_hex": secret.hex(),
+    }
+
+
+def decrypt_items(data, dek):
+    version, count, size = check_envelope(data)
+    vault_id = data[54:70]
+    trailer = size - TRAILER
+    try:
+        gcm_open(dek, data[trailer:trailer + 12], b"", data[trailer + 12:trailer + 28], f"vault/v{version}/file".encode() + data[:trailer])
     except InvalidTag:
         fail("file MAC does not verify")
 
-    items, offset = [], HEADER
+    items, offset = {}, HEADER
     for _ in range(count):
-        item_id = data[offset:offset + 16]
-        offset += 16
-        boxes = []
-        for _ in range(2):
-            (length,) = struct.unpack(">I", data[offset:offset + 4])
-            nonce = data[offset + 4:offset + 16]
-            ciphertext = data[offset + 16:offset + 16 + length]
-            tag = data[offset + 16 + length:offset + 32 + length]
-            boxes.append((nonce, ciphertext, tag))
-            offset += 32 + length
-        meta = gcm_open(dek, *boxes[0], b"vault/v1/meta" + vault_id + item_id)
-        secret = gcm_open(dek, *boxes[1], b"vault/v1/secret" + vault_id + item_id)
-        kind, created, modified = struct.unpack(">Bqq", meta[:17])
-        fields, cursor = [], 17
-        for _ in range(4):
-            (size,) = struct.unpack(">I", meta[cursor:cursor + 4])
-            fields.append(meta[cursor + 4:cursor + 4 + size].decode("utf-8"))
-            cursor += 4 + size
-        items.append({
-            "service": fields[0], "account": fields[1], "label": fields[2], "comment": fields[3],
-            "kind": ["secret", "session"][kind], "created": created, "modified": modified,
-            "secret_hex": secret.hex(),
-        })
+        item_id, boxes, offset = read_record(data, offset)
+        items[item_id] = open_record(dek, version, vault_id, item_id, boxes)
     if offset != trailer:
         fail("records do not fill the records section")
-    return items
+
+    # The journal: entries chained from the snapshot MAC's tag; a torn last entry is ignored.
+    previous, offset = data[trailer + 12:trailer + 28], size
+    while offset < len(data):
+        left = len(data) - offset
+        if left < 8:
+            break
+        length, check = struct.unpack(">II", data[offset:offset + 8])
+        if check != length ^ 0xFFFFFFFF or length > MAX_ENTRY:
+            fail("a journal entry is damaged")
+        if 8 + length + 60 > left:
+            break
+        end = offset + 8 + length
+        nonce, tag, checksum = data[end:end + 12], data[end + 12:end + 28], data[end + 28:end + 60]
+        if hashlib.sha256(data[offset:end + 28]).digest() != checksum:
+            fail("a journal entry is damaged")
+        try:
+            gcm_open(dek, nonce, b"", tag, b"vault/v2/entry" + previous + data[offset:end])
+        except InvalidTag:
+            fail("a journal entry does not verify")
+        body = data[offset + 8:end]
+        if body[:1] == b"\x01":
+            item_id, boxes, consumed = read_record(body, 1)
+            if consumed != len(body):
+                fail("a journal entry is damaged")
+            items[item_id] = open_record(dek, 2, vault_id, item_id, boxes)
+        elif body[:1] == b"\x02" and len(body) == 17 and body[1:] in items:
+            del items[body[1:]]
+        else:
+            fail("a journal entry is damaged")
+        previous, offset = tag, end + 60
+    return list(items.values())
 
 
 main()

@@ -4,8 +4,11 @@ import VaultStores
 
 /// The Secret Service's attributes beside vault's key, as every store keeps them.
 @Suite struct ItemAttributesTests {
-    @Test func attributesAndContentTypeAreKeptReplacedAndSearched() throws {
-        let store = InMemoryStore()
+    @Test(arguments: StoreSemanticsTests.Backend.allCases)
+    func attributesAndContentTypeAreKeptReplacedAndSearched(_ backend: StoreSemanticsTests.Backend) throws {
+        let fixture = try StoreSemanticsTests.makeStore(backend)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
         let gh = try ItemKey(service: "gh:github.com", account: "octocat")
         try store.set(gh, secret: SecretBytes(Array("t".utf8)), changes: ItemChanges(attributes: ["application": "gh"], contentType: "application/octet-stream"))
         var info = try store.get(gh).info
@@ -31,10 +34,23 @@ import VaultStores
         #expect(try store.items(matching: ["service": ItemKey.attributeOnlyService]).isEmpty)
         #expect(try store.items(matching: ["username": "octocat", "other": "1"]).map(\.key) == [gh])
         #expect(try store.items(matching: ["username": "octocat", "other": "2"]).isEmpty)
+
+        // The file store keeps them on disk: another instance reads the same.
+        if let file = store as? EncryptedFileStore {
+            let reopened = fastStore(file.path)
+            try reopened.unlock(passphrase: testPassphrase)
+            for key in [gh, docker, plain] {
+                #expect(try reopened.get(key).info == store.get(key).info, "\(key)")
+            }
+            #expect(try reopened.items(matching: ["server": "https://r.example"]).map(\.key) == [docker])
+        }
     }
 
-    @Test func badAttributesAreRefusedAndNothingChanges() throws {
-        let store = InMemoryStore()
+    @Test(arguments: StoreSemanticsTests.Backend.allCases)
+    func badAttributesAreRefusedAndNothingChanges(_ backend: StoreSemanticsTests.Backend) throws {
+        let fixture = try StoreSemanticsTests.makeStore(backend)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
         let key = try ItemKey(service: "s", account: "a")
         try store.set(key, secret: SecretBytes(Array("keep".utf8)), changes: ItemChanges(attributes: ["a": "1"]))
         let bad: [[String: String]] = [

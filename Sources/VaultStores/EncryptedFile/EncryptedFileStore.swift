@@ -229,6 +229,7 @@ public final class EncryptedFileStore: PassphraseProtected {
         do {
             try refreshIfReplaced(&vault)
         } catch let error as VaultError {
+            if case .locked = error { openState = nil }
             if case .tamperedVault = error, let keyBlock = try? VaultFile.decodeEnvelope(readFile().0, path: path).keyBlock,
                keyBlock.vaultID == vault.keyBlock.vaultID, keyBlock.wrappedKey != vault.keyBlock.wrappedKey {
                 openState = nil
@@ -267,11 +268,25 @@ public final class EncryptedFileStore: PassphraseProtected {
         return OpenVault(dataKey: dataKey, keyBlock: keyBlock, table: ItemTable(), identity: try FileStatus.of(path))
     }
 
+    /// Opens the file with the passphrase. A version 1 file's key block is re-wrapped for version 2
+    /// here, where the passphrase is at hand, and the file becomes version 2 at the next write.
     private func open(passphrase: SecretBytes) throws -> OpenVault {
         let (bytes, identity) = try readFile()
-        let (file, dataKey) = try VaultFile.open(bytes, path: path) { keyBlock in try keyBlock.unwrap(passphrase: passphrase) }
+        var current: VaultKeyBlock?
+        let (file, dataKey, snapshotSize) = try VaultFile.open(bytes, path: path) { keyBlock in
+            let unwrapped = try keyBlock.unwrapUpgrading(passphrase: passphrase)
+            current = unwrapped.current
+            return unwrapped.dataKey
+        }
         let table = try decodeTable(file, dataKey: dataKey)
-        return OpenVault(dataKey: dataKey, keyBlock: file.keyBlock, table: table, identity: identity)
+        try checkNoJournal(bytes, snapshotSize: snapshotSize)
+        return OpenVault(dataKey: dataKey, keyBlock: current ?? file.keyBlock, table: table, identity: identity)
+    }
+
+    private func checkNoJournal(_ bytes: [UInt8], snapshotSize: Int) throws {
+        guard bytes.count == snapshotSize else {
+            throw VaultError.corruptVault(path: path, detail: "\(bytes.count - snapshotSize) bytes after the snapshot")
+        }
     }
 
     /// Reloads when another process replaced the file since we last read or wrote it. The data key
@@ -283,15 +298,28 @@ public final class EncryptedFileStore: PassphraseProtected {
         if let known = vault.identity, known.sameFile(as: current) { return }
         try checkFile(current)
         let (bytes, identity) = try readFile()
-        let (file, _) = try VaultFile.open(bytes, path: path) { keyBlock in
+        let (file, _, snapshotSize) = try VaultFile.open(bytes, path: path) { keyBlock in
             guard keyBlock.vaultID == vault.keyBlock.vaultID else {
                 throw VaultError.tamperedVault(path: path, detail: "it was replaced by a different vault; lock and unlock with that vault's passphrase")
             }
             return vault.dataKey
         }
         vault.table = try decodeTable(file, dataKey: vault.dataKey)
-        vault.keyBlock = file.keyBlock
+        try checkNoJournal(bytes, snapshotSize: snapshotSize)
+        vault.keyBlock = try currentKeyBlock(file.keyBlock, known: vault.keyBlock)
         vault.identity = identity
+    }
+
+    /// The key block to write after reloading a file that heads with `found`. A version 1 block
+    /// (an old copy put back, or an old vault's write) cannot head a version 2 file without the
+    /// passphrase: the upgraded block made at unlock serves while it wraps the same key for the same
+    /// passphrase (same salt and cost); otherwise the store must be unlocked again.
+    private func currentKeyBlock(_ found: VaultKeyBlock, known: VaultKeyBlock) throws -> VaultKeyBlock {
+        if found.version == VaultFileFormat.version { return found }
+        guard found.salt == known.salt, found.parameters == known.parameters else {
+            throw VaultError.locked("the vault file was replaced by one in an older format with another passphrase; run 'vaultctl unlock' to open and upgrade it")
+        }
+        return known
     }
 
     private func decodeTable(_ file: VaultFile, dataKey: SecretBytes) throws -> ItemTable<SealedRecord> {
@@ -300,7 +328,7 @@ public final class EncryptedFileStore: PassphraseProtected {
         for record in file.records {
             let info: ItemInfo
             do {
-                info = try record.openMetadata(vaultID: file.keyBlock.vaultID, key: dataKey)
+                info = try record.openMetadata(version: file.keyBlock.version, vaultID: file.keyBlock.vaultID, key: dataKey)
             } catch CryptoError.authenticationFailed {
                 throw VaultError.tamperedVault(path: path, detail: "an item's metadata does not authenticate")
             } catch let error as ByteReader.Error {
@@ -308,6 +336,11 @@ public final class EncryptedFileStore: PassphraseProtected {
             }
             guard seenIDs.insert(record.itemID).inserted, table.entries[info.key] == nil else {
                 throw VaultError.corruptVault(path: path, detail: "an item appears twice")
+            }
+            var record = record
+            if file.keyBlock.version != VaultFileFormat.version {
+                // Held (and written next) in the current layout; the secret's box is the same in both.
+                record.metadata = try SealedRecord.sealMetadata(info, itemID: record.itemID, vaultID: file.keyBlock.vaultID, key: dataKey)
             }
             table.restore(info, payload: record)
         }

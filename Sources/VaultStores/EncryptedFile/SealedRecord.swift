@@ -1,7 +1,9 @@
 import VaultCore
 
 /// One item as the file holds it: a random item id, the sealed metadata (names, label, comment,
-/// kind, times) and the sealed secret. Secrets stay sealed in memory until someone asks for them.
+/// kind, times, other attributes, content type) and the sealed secret. Secrets stay sealed in
+/// memory until someone asks for them. Records are sealed in the current format version; version
+/// 1 metadata (no attributes, content type `text/plain`) is still opened.
 struct SealedRecord: Sendable {
     var itemID: [UInt8]
     var metadata: AESGCM.SealedBox
@@ -22,12 +24,23 @@ struct SealedRecord: Sendable {
         writer.append(string: info.key.account)
         writer.append(string: info.label)
         writer.append(string: info.comment)
-        return try AESGCM.seal(writer.bytes, key: key, authenticating: VaultFileFormat.metadataAAD(vaultID: vaultID, itemID: itemID))
+        let attributes = info.attributes.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        writer.append(UInt32(attributes.count))
+        for (name, value) in attributes {
+            writer.append(string: name)
+            writer.append(string: value)
+        }
+        writer.append(string: info.contentType)
+        return try AESGCM.seal(
+            writer.bytes, key: key,
+            authenticating: VaultFileFormat.metadataAAD(version: VaultFileFormat.version, vaultID: vaultID, itemID: itemID))
     }
 
-    /// Decrypts the metadata. Throws `CryptoError.authenticationFailed` or `ByteReader.Error`.
-    func openMetadata(vaultID: [UInt8], key: SecretBytes) throws -> ItemInfo {
-        let plain = try AESGCM.open(metadata, key: key, authenticating: VaultFileFormat.metadataAAD(vaultID: vaultID, itemID: itemID))
+    /// Decrypts the metadata, laid out as format `version` lays it out. Throws
+    /// `CryptoError.authenticationFailed` or `ByteReader.Error`.
+    func openMetadata(version: UInt16, vaultID: [UInt8], key: SecretBytes) throws -> ItemInfo {
+        let plain = try AESGCM.open(
+            metadata, key: key, authenticating: VaultFileFormat.metadataAAD(version: version, vaultID: vaultID, itemID: itemID))
         return try plain.withUnsafeBytes { buffer in
             var reader = ByteReader(buffer)
             let kindByte = try reader.readUInt8("kind")
@@ -40,13 +53,47 @@ struct SealedRecord: Sendable {
             let account = try reader.readString("account", limit: ItemLimits.maxNameBytes)
             let label = try reader.readString("label", limit: ItemLimits.maxLabelBytes)
             let comment = try reader.readString("comment", limit: ItemLimits.maxCommentBytes)
+            var attributes: [String: String] = [:]
+            var contentType = ItemAttributes.defaultContentType
+            if version >= 2 {
+                attributes = try Self.readAttributes(&reader)
+                contentType = try reader.readString("content type", limit: ItemLimits.maxContentTypeBytes)
+                if let problem = ItemAttributes.problem(withContentType: contentType) { throw ByteReader.Error(description: problem) }
+            }
             guard reader.remaining == 0 else { throw ByteReader.Error(description: "\(reader.remaining) unexpected bytes after metadata") }
             let key: ItemKey
             do { key = try ItemKey(service: service, account: account) } catch {
                 throw ByteReader.Error(description: "invalid item name: \(error)")
             }
-            return ItemInfo(key: key, label: label, comment: comment, kind: kind, created: created, modified: modified)
+            return ItemInfo(
+                key: key, label: label, comment: comment, kind: kind, created: created, modified: modified,
+                attributes: attributes, contentType: contentType)
         }
+    }
+
+    /// The attribute count and pairs: at most `ItemLimits.maxAttributes`, names in strictly
+    /// increasing byte order (so none twice), each pair as `ItemAttributes` allows.
+    private static func readAttributes(_ reader: inout ByteReader) throws -> [String: String] {
+        let count = try reader.readUInt32("attribute count")
+        guard count <= ItemLimits.maxAttributes else {
+            throw ByteReader.Error(description: "\(count) attributes, over the \(ItemLimits.maxAttributes) limit")
+        }
+        var attributes: [String: String] = [:]
+        var previous: String?
+        for index in 0..<Int(count) {
+            let name = try reader.readString("attribute \(index) name", limit: ItemLimits.maxAttributeNameBytes)
+            let value = try reader.readString("attribute \(index) value", limit: ItemLimits.maxAttributeValueBytes)
+            if let previous, !previous.utf8.lexicographicallyPrecedes(name.utf8) {
+                throw ByteReader.Error(description: "attribute names are not in increasing order")
+            }
+            // Distinct bytes may still be equal Swift strings (canonically equivalent): one entry each.
+            guard attributes.updateValue(value, forKey: name) == nil else {
+                throw ByteReader.Error(description: "an attribute name appears twice")
+            }
+            previous = name
+        }
+        if let problem = ItemAttributes.problem(with: attributes) { throw ByteReader.Error(description: problem) }
+        return attributes
     }
 
     func openSecret(vaultID: [UInt8], key: SecretBytes) throws -> SecretBytes {

@@ -1,29 +1,23 @@
 import VaultCore
 
-/// A decoded vault file: the key block and the sealed records, in file order.
-/// `open` parses and authenticates a file; `encoded` writes one.
+/// A decoded vault file's snapshot: the key block and the sealed records, in file order.
+/// `open` parses and authenticates a snapshot; `encoded` writes one (in the current version,
+/// whatever version `keyBlock` was read with: a version 1 block must be upgraded first).
 struct VaultFile: Sendable {
     var keyBlock: VaultKeyBlock
     var records: [SealedRecord]
 
-    /// Serializes with a fresh file MAC under `dataKey` and a checksum.
+    /// Serializes with a fresh snapshot MAC under `dataKey` and a checksum.
     func encoded(dataKey: SecretBytes) throws -> [UInt8] {
+        precondition(keyBlock.version == VaultFileFormat.version, "a key block of an older version must be re-wrapped before writing")
         var writer = ByteWriter(capacity: VaultFileFormat.headerSize + records.count * 128 + VaultFileFormat.trailerSize)
         writer.append(raw: keyBlock.encoded())
         var body = ByteWriter(capacity: records.count * 128)
-        for record in records {
-            body.append(raw: record.itemID)
-            for box in [record.metadata, record.secret] {
-                body.append(UInt32(box.ciphertext.count))
-                body.append(raw: box.nonce)
-                body.append(raw: box.ciphertext)
-                body.append(raw: box.tag)
-            }
-        }
+        for record in records { Self.appendRecord(record, to: &body) }
         writer.append(UInt32(records.count))
         writer.append(UInt64(body.bytes.count))
         writer.append(raw: body.bytes)
-        let mac = try AESGCM.seal([], key: dataKey, authenticating: VaultFileFormat.fileContext + writer.bytes)
+        let mac = try AESGCM.seal([], key: dataKey, authenticating: VaultFileFormat.fileContext(version: keyBlock.version) + writer.bytes)
         writer.append(raw: mac.nonce)
         writer.append(raw: mac.tag)
         writer.append(raw: try SHA256.hash(writer.bytes))
@@ -34,17 +28,28 @@ struct VaultFile: Sendable {
     struct Envelope {
         var keyBlock: VaultKeyBlock
         var recordCount: Int
+        /// Where the snapshot ends and the journal (version 2) begins.
+        var snapshotSize: Int
     }
 
-    /// Parses and authenticates a whole file: envelope, then the file MAC under the data key
+    /// Parses and authenticates a snapshot: envelope, then the snapshot MAC under the data key
     /// `unwrap` returns, then the records. Records are parsed only once the MAC has verified, so
     /// any alteration past the key block is an authentication failure, not a parse error.
-    static func open(_ bytes: [UInt8], path: String, unwrap: (VaultKeyBlock) throws -> SecretBytes) throws -> (VaultFile, SecretBytes) {
+    /// Bytes past the snapshot (the journal) are left to the caller.
+    static func open(
+        _ bytes: [UInt8], path: String, unwrap: (VaultKeyBlock) throws -> SecretBytes
+    ) throws -> (file: VaultFile, dataKey: SecretBytes, snapshotSize: Int) {
         let envelope = try decodeEnvelope(bytes, path: path)
         let dataKey = try unwrap(envelope.keyBlock)
-        try verify(bytes, dataKey: dataKey, path: path)
-        let records = try decodeRecords(bytes, count: envelope.recordCount, path: path)
-        return (VaultFile(keyBlock: envelope.keyBlock, records: records), dataKey)
+        try verify(bytes, envelope: envelope, dataKey: dataKey, path: path)
+        let records = try decodeRecords(bytes, envelope: envelope, path: path)
+        return (VaultFile(keyBlock: envelope.keyBlock, records: records), dataKey, envelope.snapshotSize)
+    }
+
+    /// The snapshot MAC's tag, which starts the journal's chain.
+    static func snapshotTag(_ bytes: [UInt8], snapshotSize: Int) -> [UInt8] {
+        let tagStart = snapshotSize - VaultFileFormat.trailerSize + AESGCM.nonceSize
+        return Array(bytes[tagStart..<tagStart + AESGCM.tagSize])
     }
 
     /// Checks magic, version, checksum and lengths, in that order, so each kind of damage gets its
@@ -60,6 +65,9 @@ struct VaultFile: Sendable {
             if version > VaultFileFormat.version {
                 throw VaultError.unsupportedVersion(path: path, found: Int(version), supported: Int(VaultFileFormat.version))
             }
+            guard version >= VaultFileFormat.oldestReadableVersion else {
+                throw VaultError.corruptVault(path: path, detail: "format version \(version) does not exist")
+            }
             let minimum = VaultFileFormat.headerSize + VaultFileFormat.trailerSize
             if bytes.count < minimum {
                 throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) bytes, a vault has at least \(minimum)")
@@ -68,20 +76,23 @@ struct VaultFile: Sendable {
             let recordCount = Int(try reader.readUInt32("record count"))
             let bodyLength = try reader.readUInt64("records length")
             let expectedSize = UInt64(VaultFileFormat.headerSize) &+ bodyLength &+ UInt64(VaultFileFormat.trailerSize)
-
-            let checksumStart = bytes.count - SHA256.digestSize
+            // Version 1 is exactly its snapshot; version 2 may have a journal after it.
+            guard expectedSize <= UInt64(bytes.count) else {
+                throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) of \(expectedSize) bytes")
+            }
+            let snapshotSize = Int(expectedSize)
+            let checksumStart = snapshotSize - SHA256.digestSize
             let checksum = try SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<checksumStart]))
-            guard checksum == Array(bytes[checksumStart...]) else {
-                if expectedSize > UInt64(bytes.count) {
-                    throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) of \(expectedSize) bytes")
-                }
+            guard checksum == Array(bytes[checksumStart..<snapshotSize]) else {
                 throw VaultError.corruptVault(path: path, detail: "checksum mismatch")
             }
-            guard expectedSize == UInt64(bytes.count), version != 0 else {
+            guard version >= 2 || snapshotSize == bytes.count else {
                 throw VaultError.corruptVault(path: path, detail: "length fields say \(expectedSize) bytes, the file has \(bytes.count)")
             }
             do {
-                return Envelope(keyBlock: try decodeKeyBlock(bytes, path: path), recordCount: recordCount)
+                var keyBlock = try decodeKeyBlock(bytes, path: path)
+                keyBlock.version = version
+                return Envelope(keyBlock: keyBlock, recordCount: recordCount, snapshotSize: snapshotSize)
             } catch let error as ByteReader.Error {
                 throw VaultError.corruptVault(path: path, detail: error.description)
             }
@@ -89,18 +100,15 @@ struct VaultFile: Sendable {
     }
 
     /// Parses the records section. Call only after `verify`.
-    static func decodeRecords(_ bytes: [UInt8], count: Int, path: String) throws -> [SealedRecord] {
+    static func decodeRecords(_ bytes: [UInt8], envelope: Envelope, path: String) throws -> [SealedRecord] {
         try bytes.withUnsafeBytes { bytes in
             do {
                 var records: [SealedRecord] = []
-                records.reserveCapacity(min(count, 1 << 16))
-                let body = UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - VaultFileFormat.trailerSize)])
+                records.reserveCapacity(min(envelope.recordCount, 1 << 16))
+                let body = UnsafeRawBufferPointer(rebasing: bytes[0..<(envelope.snapshotSize - VaultFileFormat.trailerSize)])
                 var reader = ByteReader(body, offset: VaultFileFormat.headerSize)
-                for index in 0..<count {
-                    let itemID = try reader.read(count: VaultFileFormat.itemIDSize, "item \(index) id")
-                    let metadata = try readBox(&reader, "item \(index) metadata")
-                    let secret = try readBox(&reader, "item \(index) secret")
-                    records.append(SealedRecord(itemID: itemID, metadata: metadata, secret: secret))
+                for index in 0..<envelope.recordCount {
+                    records.append(try readRecord(&reader, "item \(index)"))
                 }
                 guard reader.remaining == 0 else { throw ByteReader.Error(description: "\(reader.remaining) bytes after the last record") }
                 return records
@@ -110,15 +118,34 @@ struct VaultFile: Sendable {
         }
     }
 
-    /// Checks the file MAC: proves the whole file was written by a holder of `dataKey`.
-    static func verify(_ bytes: [UInt8], dataKey: SecretBytes, path: String) throws {
-        let macStart = bytes.count - VaultFileFormat.trailerSize
+    /// One record: item id, metadata box, secret box (in the snapshot and in journal upserts).
+    static func readRecord(_ reader: inout ByteReader, _ what: String) throws -> SealedRecord {
+        let itemID = try reader.read(count: VaultFileFormat.itemIDSize, "\(what) id")
+        let metadata = try readBox(&reader, "\(what) metadata")
+        let secret = try readBox(&reader, "\(what) secret")
+        return SealedRecord(itemID: itemID, metadata: metadata, secret: secret)
+    }
+
+    /// Appends a record as `readRecord` reads it.
+    static func appendRecord(_ record: SealedRecord, to body: inout ByteWriter) {
+        body.append(raw: record.itemID)
+        for box in [record.metadata, record.secret] {
+            body.append(UInt32(box.ciphertext.count))
+            body.append(raw: box.nonce)
+            body.append(raw: box.ciphertext)
+            body.append(raw: box.tag)
+        }
+    }
+
+    /// Checks the snapshot MAC: proves the snapshot was written by a holder of `dataKey`.
+    static func verify(_ bytes: [UInt8], envelope: Envelope, dataKey: SecretBytes, path: String) throws {
+        let macStart = envelope.snapshotSize - VaultFileFormat.trailerSize
         let nonce = Array(bytes[macStart..<macStart + AESGCM.nonceSize])
         let tag = Array(bytes[(macStart + AESGCM.nonceSize)..<(macStart + AESGCM.nonceSize + AESGCM.tagSize)])
         do {
             _ = try AESGCM.open(
                 AESGCM.SealedBox(nonce: nonce, ciphertext: [], tag: tag), key: dataKey,
-                authenticating: VaultFileFormat.fileContext + Array(bytes[0..<macStart]))
+                authenticating: VaultFileFormat.fileContext(version: envelope.keyBlock.version) + Array(bytes[0..<macStart]))
         } catch CryptoError.authenticationFailed {
             throw VaultError.tamperedVault(path: path, detail: "file MAC does not verify")
         }
@@ -127,7 +154,9 @@ struct VaultFile: Sendable {
     private static func decodeKeyBlock(_ bytes: UnsafeRawBufferPointer, path: String) throws -> VaultKeyBlock {
         var reader = ByteReader(bytes, offset: VaultFileFormat.magic.count + 2)
         let flags = try reader.readUInt16("flags")
-        guard flags == 0 else { throw VaultError.unsupportedVersion(path: path, found: Int(VaultFileFormat.version), supported: Int(VaultFileFormat.version)) }
+        guard flags == 0 else {
+            throw VaultError.unsupportedVersion(path: path, found: Int(UInt16(bytes[8]) << 8 | UInt16(bytes[9])), supported: Int(VaultFileFormat.version))
+        }
         let kdf = try reader.readUInt8("kdf")
         guard kdf == VaultFileFormat.kdfScrypt else { throw ByteReader.Error(description: "unknown key derivation function \(kdf)") }
         let parameters = Scrypt.Parameters(

@@ -3,7 +3,9 @@ import VaultCore
 /// Constants of the vault file format (docs/file-format.md is the normative description).
 enum VaultFileFormat {
     static let magic: [UInt8] = [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A]  // \x89 "VAULT" \r \n
-    static let version: UInt16 = 1
+    /// The version written. Version 1 (no attributes, no journal) is still read.
+    static let version: UInt16 = 2
+    static let oldestReadableVersion: UInt16 = 1
     static let kdfScrypt: UInt8 = 1
 
     static let saltSize = 32
@@ -16,7 +18,7 @@ enum VaultFileFormat {
     static let keyBlockSize = keyParametersSize + AESGCM.nonceSize + AESGCM.keySize + AESGCM.tagSize  // 130
     /// Key block, record count (u32), records length (u64).
     static let headerSize = keyBlockSize + 4 + 8  // 142
-    /// File MAC (nonce, tag) and SHA-256 checksum.
+    /// Snapshot MAC (nonce, tag) and SHA-256 checksum.
     static let trailerSize = AESGCM.nonceSize + AESGCM.tagSize + SHA256.digestSize  // 60
 
     /// Refuse to read anything bigger: a vault holds small secrets.
@@ -24,10 +26,13 @@ enum VaultFileFormat {
 
     // Domain separation for the additional authenticated data of each kind of ciphertext.
     static let keyWrapContext = Array("vault/v1/key".utf8)
-    static let metadataContext = Array("vault/v1/meta".utf8)
     static let secretContext = Array("vault/v1/secret".utf8)
-    static let fileContext = Array("vault/v1/file".utf8)
 
-    static func metadataAAD(vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] { metadataContext + vaultID + itemID }
+    static func metadataContext(version: UInt16) -> [UInt8] { Array("vault/v\(version)/meta".utf8) }
+    static func fileContext(version: UInt16) -> [UInt8] { Array("vault/v\(version)/file".utf8) }
+
+    static func metadataAAD(version: UInt16, vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] {
+        metadataContext(version: version) + vaultID + itemID
+    }
     static func secretAAD(vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] { secretContext + vaultID + itemID }
 }

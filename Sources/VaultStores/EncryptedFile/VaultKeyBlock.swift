@@ -1,8 +1,12 @@
 import VaultCore
 
 /// The start of a vault file: format version, KDF parameters, salt, vault id, and the data key
-/// wrapped under the passphrase key. Everything here is authenticated by the wrap's GCM tag.
+/// wrapped under the passphrase key. Everything here is authenticated by the wrap's GCM tag, the
+/// version too: a block read from a version 1 file is re-wrapped (`unwrapUpgrading`) before it
+/// can head a version 2 file.
 struct VaultKeyBlock: Sendable, Equatable {
+    /// The file format version this block carries (and the file it heads is).
+    var version: UInt16 = VaultFileFormat.version
     var parameters: Scrypt.Parameters
     var salt: [UInt8]
     var vaultID: [UInt8]
@@ -12,7 +16,7 @@ struct VaultKeyBlock: Sendable, Equatable {
     func encodedParameters() -> [UInt8] {
         var writer = ByteWriter(capacity: VaultFileFormat.keyParametersSize)
         writer.append(raw: VaultFileFormat.magic)
-        writer.append(VaultFileFormat.version)
+        writer.append(version)
         writer.append(UInt16(0))  // flags, reserved
         writer.append(VaultFileFormat.kdfScrypt)
         writer.append(parameters.log2N)
@@ -44,13 +48,28 @@ struct VaultKeyBlock: Sendable, Equatable {
     /// Recovers the data key; a failed tag means the passphrase is wrong (the checksum already
     /// ruled out accidental damage to these bytes).
     func unwrap(passphrase: SecretBytes) throws -> SecretBytes {
+        try unwrapUpgrading(passphrase: passphrase).dataKey
+    }
+
+    /// Recovers the data key and returns this block as the current format version would head a
+    /// file: itself when it already is, else re-wrapped under the same passphrase key (one scrypt;
+    /// same salt, fresh nonce) with the current version, so that the next write can upgrade the
+    /// file without asking for the passphrase again.
+    func unwrapUpgrading(passphrase: SecretBytes) throws -> (dataKey: SecretBytes, current: VaultKeyBlock) {
         let wrappingKey = try Scrypt.deriveKey(passphrase: passphrase, salt: salt, parameters: parameters)
+        let dataKey: SecretBytes
         do {
             let key = try AESGCM.open(
                 wrappedKey, key: wrappingKey, authenticating: VaultFileFormat.keyWrapContext + encodedParameters())
-            return key.withUnsafeBytes { SecretBytes(copying: $0, lockInMemory: true) }
+            dataKey = key.withUnsafeBytes { SecretBytes(copying: $0, lockInMemory: true) }
         } catch CryptoError.authenticationFailed {
             throw VaultError.wrongPassphrase
         }
+        guard version != VaultFileFormat.version else { return (dataKey, self) }
+        var upgraded = self
+        upgraded.version = VaultFileFormat.version
+        upgraded.wrappedKey = try AESGCM.seal(
+            dataKey, key: wrappingKey, authenticating: VaultFileFormat.keyWrapContext + upgraded.encodedParameters())
+        return (dataKey, upgraded)
     }
 }
