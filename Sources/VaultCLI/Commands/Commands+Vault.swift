@@ -26,6 +26,10 @@ extension Commands {
             Output.line("state:  unlocked, \(status.itemCount.map(String.init) ?? "?") item(s)"
                         + (extra.isEmpty ? "" : " (\(extra.joined(separator: ", ")): see 'vaultctl list')"))
         }
+        if let serving = status.secretServiceProvider {
+            Output.line("secret service: " + (serving ? "vaultd serves it (org.freedesktop.secrets)" : "not served by vaultd")
+                        + (status.secretServiceProviderReason.map { "; \($0)" } ?? ""))
+        }
         for session in status.sessions {
             Output.line("session: \(session.service) (\(session.account)): \(session.session.map(Self.summary) ?? "unreadable")")
         }

@@ -83,6 +83,7 @@ extension VaultStatus: Encodable {
             socket: body.socket, sessions: sessions)
         unaddressableCount = max(0, body.unaddressable ?? 0)
         duplicateCount = max(0, body.duplicates ?? 0)
+        (secretServiceProvider, secretServiceProviderReason) = (body.secretServiceProvider, body.secretServiceProviderReason)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -93,6 +94,7 @@ extension VaultStatus: Encodable {
         )
         if unaddressableCount > 0 { body.unaddressable = unaddressableCount }
         if duplicateCount > 0 { body.duplicates = duplicateCount }
+        (body.secretServiceProvider, body.secretServiceProviderReason) = (secretServiceProvider, secretServiceProviderReason)
         try body.encode(to: encoder)
     }
 }

@@ -24,4 +24,8 @@ public struct VaultStatus: Sendable, Equatable {
     public var socket: String
     /// The sign-in sessions kept (when unlocked).
     public var sessions: [ItemMetadata]
+    /// Whether vaultd serves the Secret Service D-Bus API, and why or why not (nil from a vaultd
+    /// that does not say).
+    public var secretServiceProvider: Bool?
+    public var secretServiceProviderReason: String?
 }

@@ -14,10 +14,8 @@ public enum ItemAttributes {
 
     /// Why `attributes` cannot be an item's other attributes, or nil: more than
     /// `ItemLimits.maxAttributes`, a name empty or over `ItemLimits.maxAttributeNameBytes`, a value
-    /// over `ItemLimits.maxAttributeValueBytes`, a control character in either, or one of `keyNames`
-    /// unless `key` was made up (`ItemKey.isAttributeOnly`: then all of its attributes are these,
-    /// a lone `username` too, as docker-credential-secretservice writes).
-    public static func problem(with attributes: [String: String], forKey key: ItemKey? = nil) -> String? {
+    /// over `ItemLimits.maxAttributeValueBytes`, a control character in either, or one of `keyNames`.
+    public static func problem(with attributes: [String: String]) -> String? {
         if attributes.count > ItemLimits.maxAttributes {
             return "\(attributes.count) attributes; the limit is \(ItemLimits.maxAttributes)"
         }
@@ -27,7 +25,7 @@ public enum ItemAttributes {
                 return "an attribute name is \(name.utf8.count) bytes; the limit is \(ItemLimits.maxAttributeNameBytes)"
             }
             if name.containsControlCharacter { return "an attribute name must not contain control characters" }
-            if keyNames.contains(name), key?.isAttributeOnly != true { return "'\(name)' is part of the item's key, not one of its other attributes" }
+            if keyNames.contains(name) { return "'\(name)' is part of the item's key, not one of its other attributes" }
             if value.utf8.count > ItemLimits.maxAttributeValueBytes {
                 return "attribute '\(name)' is \(value.utf8.count) bytes; the limit is \(ItemLimits.maxAttributeValueBytes)"
             }

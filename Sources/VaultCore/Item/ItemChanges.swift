@@ -20,9 +20,7 @@ public struct ItemChanges: Sendable, Equatable {
         self.contentType = contentType
     }
 
-    /// Checks every field; `key` is the item's (attributes may name `service` and `username` only
-    /// when it is made up: `ItemAttributes.problem(with:forKey:)`).
-    public func validate(for key: ItemKey? = nil) throws {
+    public func validate() throws {
         if let label, label.utf8.count > ItemLimits.maxLabelBytes {
             throw VaultError.invalidInput("label is \(label.utf8.count) bytes; the limit is \(ItemLimits.maxLabelBytes)")
         }
@@ -32,7 +30,7 @@ public struct ItemChanges: Sendable, Equatable {
         if let comment, comment.utf8.count > ItemLimits.maxCommentBytes {
             throw VaultError.invalidInput("comment is \(comment.utf8.count) bytes; the limit is \(ItemLimits.maxCommentBytes)")
         }
-        if let attributes, let problem = ItemAttributes.problem(with: attributes, forKey: key) { throw VaultError.invalidInput(problem) }
+        if let attributes, let problem = ItemAttributes.problem(with: attributes) { throw VaultError.invalidInput(problem) }
         if let contentType, let problem = ItemAttributes.problem(withContentType: contentType) {
             throw VaultError.invalidInput(problem)
         }

@@ -61,7 +61,8 @@ extension DaemonConfiguration {
 
         environment: VAULT_BACKEND, VAULT_SECRET_SERVICE_PROVIDER, VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY,
         VAULT_PASSPHRASE, VAULT_KDF_LOG2N (scrypt cost of new vaults, 14-22, default 17),
-        VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5), VAULT_HTTP_TIMEOUT (sign-in providers,
+        VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5),
+        VAULT_SECRET_SERVICE_PROMPT_TIMEOUT (an unlock prompt's wait, default 60s), VAULT_HTTP_TIMEOUT (sign-in providers,
         seconds, default 10). See the README.
 
         configuration file: $XDG_CONFIG_HOME/vault/config (default ~/.config/vault/config), lines
@@ -169,6 +170,7 @@ extension DaemonConfiguration {
             parsed.secretServiceProvider = try SecretServiceProviderMode.parse(text, origin: "VAULT_SECRET_SERVICE_PROVIDER")
             parsed.secretServiceProviderOrigin = "VAULT_SECRET_SERVICE_PROVIDER"
         }
+        parsed.secretServicePromptTimeout = try environmentDuration("VAULT_SECRET_SERVICE_PROMPT_TIMEOUT", example: "60 or 2m") ?? parsed.secretServicePromptTimeout
         parsed.secretServiceTimeout = try environmentDuration("VAULT_SECRET_SERVICE_TIMEOUT", example: "5 or 10s") ?? parsed.secretServiceTimeout
         parsed.httpTimeout = try environmentDuration("VAULT_HTTP_TIMEOUT", example: "10 or 30s") ?? parsed.httpTimeout
         parsed.passphraseSource = PassphraseSource.resolve(environment: environment)

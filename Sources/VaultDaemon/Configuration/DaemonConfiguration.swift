@@ -42,6 +42,9 @@ public struct DaemonConfiguration: Sendable {
     /// Whether to serve the Secret Service D-Bus API (`SecretServiceProviderMode`), and where that came from.
     public var secretServiceProvider: SecretServiceProviderMode = .auto
     public var secretServiceProviderOrigin = "the default"
+    /// Seconds a Secret Service client's unlock prompt waits for the vault to be unlocked
+    /// before it is dismissed (`VAULT_SECRET_SERVICE_PROMPT_TIMEOUT`).
+    public var secretServicePromptTimeout: Double = 60
     /// Refresh sessions in the background once they expire within this many seconds; nil: only on demand.
     public var refreshAhead: Double?
     /// Seconds any one request to a sign-in provider may take.

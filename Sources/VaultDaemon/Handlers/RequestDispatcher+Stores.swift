@@ -31,12 +31,16 @@ extension RequestDispatcher {
             sessions: storeStatus.isLocked ? nil : (try? store.read { try $0.list(service: nil) })?.filter { $0.kind == .session }.map(describe))
         if storeStatus.unaddressableCount > 0 { body.unaddressable = storeStatus.unaddressableCount }
         if storeStatus.duplicateCount > 0 { body.duplicates = storeStatus.duplicateCount }
+        (body.secretServiceProvider, body.secretServiceProviderReason) = secretServiceProvider.current
         return body
     }
 
     func migrate(_ request: MigrateRequest) throws -> ResultBody {
         let target = request.destination
         let current = store.current.store.kind
+        if target == .secretService, secretServiceProvider.current.serving {
+            throw VaultError.invalidInput("vaultd itself serves the Secret Service, from this file store: migrating to it would move the items into themselves. Run another provider (GNOME Keyring) and start vaultd with --secret-service-provider off first")
+        }
         let source: StoreKind
         let report: StoreMigration.Report
         var reason = store.reasonChosen
@@ -131,7 +135,7 @@ extension RequestDispatcher {
 
     func doctor() throws -> ResultBody {
         let reason = store.reasonChosen
-        let report = try store.perform { active in Doctor(catalog: catalog, active: active, activeReason: reason).run() }
+        let report = try store.perform { active in Doctor(catalog: catalog, active: active, activeReason: reason, provider: secretServiceProvider.current).run() }
         return ResultBody(doctor: report)
     }
 }

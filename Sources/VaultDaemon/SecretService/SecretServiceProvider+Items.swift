@@ -66,10 +66,10 @@ extension SecretServiceProvider {
     /// The paths of the visible items whose attributes include all of `query` (`a{ss}`); none
     /// while the vault is locked (their attributes are encrypted with it).
     func search(_ query: BusVariant) throws -> [String] {
-        guard let attributes = query.stringDictionary else { throw BusError.invalidArgs("an attribute appears twice in the search") }
+        let attributes = try SecretServiceAttributes.parse(query)
         store.recordUse()
         do {
-            return try store.read { try $0.items(matching: attributes) }.filter { $0.kind == .secret }.map { SecretServicePath.item($0.key) }
+            return try store.read { try SecretServiceAttributes.items(matching: attributes, in: $0) }.map { SecretServicePath.item($0.key) }
         } catch let error as VaultError where error.code == .locked {
             return []
         }
@@ -90,22 +90,11 @@ extension SecretServiceProvider {
         return (plaintext, contentType)
     }
 
-    /// Which key attributes name, and the item's other attributes: `service` and `username`
-    /// when they make a valid key (the item IS vault's item of that key, shared with vaultctl),
-    /// else none (the store makes one up).
-    static func split(_ attributes: [String: String]) -> (key: ItemKey?, others: [String: String]) {
-        guard let service = attributes["service"], let username = attributes["username"], service != ItemKey.attributeOnlyService,
-              let key = try? ItemKey(service: service, account: username)
-        else { return (nil, attributes) }
-        return (key, attributes.filter { !ItemAttributes.keyNames.contains($0.key) })
-    }
-
     private func createItem(properties: BusVariant, secret: BusVariant, replace: Bool, caller: String) throws -> BusValue {
         guard let properties = properties.variantDictionary else { throw BusError.invalidArgs("properties are a{sv}") }
         var attributes: [String: String] = [:]
         if let given = properties["org.freedesktop.Secret.Item.Attributes"] {
-            guard let dictionary = given.stringDictionary else { throw BusError.invalidArgs("Attributes are a{ss}, each name once") }
-            attributes = dictionary
+            attributes = try SecretServiceAttributes.parse(given)
         }
         var label: String?
         if let given = properties["org.freedesktop.Secret.Item.Label"] {
@@ -113,15 +102,15 @@ extension SecretServiceProvider {
             label = text
         }
         let (value, contentType) = try self.secret(in: secret, caller: caller)
-        let (named, others) = Self.split(attributes)
-        if let problem = ItemAttributes.problem(with: others, forKey: named ?? Self.placeholderKey) { throw BusError.invalidArgs(problem) }
+        let (named, others) = try SecretServiceAttributes.split(attributes)
+        if let problem = ItemAttributes.problem(with: others) { throw BusError.invalidArgs(problem) }
         store.recordUse()
         defer { store.recordUse() }
         let (key, existed) = try store.perform { store -> (ItemKey, Bool) in
             var key = named
             if key == nil, replace {
                 // Replace semantics for items only attributes name: the one with exactly these.
-                key = try store.items(matching: attributes).first { $0.key.isAttributeOnly && $0.kind == .secret && $0.attributes == attributes }?.key
+                key = try SecretServiceAttributes.items(matching: attributes, in: store).first { $0.key.isAttributeOnly && $0.attributes == others }?.key
             }
             let target = try key ?? ItemKey(service: ItemKey.attributeOnlyService, account: SecretServicePath.hex(SecureRandom.bytes(16)))
             var existed = false
@@ -140,7 +129,4 @@ extension SecretServiceProvider {
         emitCollectionSignal(existed ? "ItemChanged" : "ItemCreated", item: path)
         return .tuple([.objectPath(path), .objectPath(SecretServicePath.none)])
     }
-
-    /// Stands for the made-up key of an item only attributes name, for validation.
-    static let placeholderKey = try! ItemKey(service: ItemKey.attributeOnlyService, account: "new")
 }

@@ -51,7 +51,7 @@ extension SecretServiceProvider {
             guard let info = try visibleItem(key)?.info else { throw BusError.noSuchObject(path) }
             return [
                 ("Locked", .boolean(false)),
-                ("Attributes", .stringDictionary(info.secretServiceAttributes)),
+                ("Attributes", .stringDictionary(SecretServiceAttributes.exported(info))),
                 ("Label", .string(info.label)),
                 ("Created", .uint64(UInt64(max(0, info.created) / 1000))),
                 ("Modified", .uint64(UInt64(max(0, info.modified) / 1000))),
@@ -80,8 +80,7 @@ extension SecretServiceProvider {
             }
             emitCollectionSignal("ItemChanged", item: path)
         case "Attributes":
-            guard let attributes = value.stringDictionary else { throw BusError.invalidArgs("Attributes are a{ss}, each name once") }
-            try changeAttributes(of: key, to: attributes, path: path)
+            try changeAttributes(of: key, to: try SecretServiceAttributes.parse(value), path: path)
         default:
             throw BusError.invalidArgs("\(name) cannot be set")
         }
@@ -90,12 +89,12 @@ extension SecretServiceProvider {
     /// New attributes for the item at `key`. When they name another key (`service` and
     /// `username`), the item moves there: a new path, announced as one item deleted and one created.
     private func changeAttributes(of key: ItemKey, to attributes: [String: String], path: String) throws {
-        let (named, others) = Self.split(attributes)
+        let (named, others) = try SecretServiceAttributes.split(attributes)
         let target = named ?? (key.isAttributeOnly ? key : nil)
         guard let target else {
             throw BusError.invalidArgs("this item's service and username are its key in vault; to keep other attributes only, create a new item")
         }
-        if let problem = ItemAttributes.problem(with: others, forKey: target) { throw BusError.invalidArgs(problem) }
+        if let problem = ItemAttributes.problem(with: others) { throw BusError.invalidArgs(problem) }
         try store.perform { store in
             guard let item = try Self.visible(key, in: store) else { throw BusError.noSuchObject(path) }
             let changes = ItemChanges(label: item.info.label, comment: item.info.comment, attributes: others, contentType: item.info.contentType)

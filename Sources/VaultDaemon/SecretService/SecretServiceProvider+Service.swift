@@ -95,13 +95,4 @@ extension SecretServiceProvider {
     func exportsLockable(_ path: String) -> Bool {
         SecretServicePath.isCollection(path) || SecretServicePath.key(ofItem: path) != nil
     }
-
-    /// Unlock: with the store unlocked, the objects at once; else (for now) IsLocked.
-    func unlock(_ objects: [String], caller: String) throws -> BusValue {
-        let lockable = objects.filter(exportsLockable)
-        if !store.current.store.status().isLocked {
-            return .tuple([.objectPaths(lockable), .objectPath(SecretServicePath.none)])
-        }
-        throw BusError.isLocked()
-    }
 }

@@ -32,12 +32,21 @@ public final class SecretServiceProvider: @unchecked Sendable {
         var sessions: [String: SecretServiceSession] = [:]
         /// The uid the bus reported for each caller (unique names are never reused).
         var callerUIDs: [String: UInt32] = [:]
+        var prompts: [String: PendingPrompt] = [:]
         var nextObject: UInt64 = 0
     }
 
-    public init(store: ActiveStore, logger: Logger) {
+    /// Seconds a started prompt waits for the vault to be unlocked before it is dismissed.
+    let promptTimeout: Double
+
+    public init(store: ActiveStore, logger: Logger, promptTimeout: Double) {
         self.store = store
         self.logger = logger
+        self.promptTimeout = promptTimeout
+        store.whenUnlocked { [weak self] in
+            guard let self else { return }
+            queue.async { self.completeStartedPrompts() }
+        }
     }
 
     /// Why the provider did not start.
@@ -112,6 +121,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         state.withLock { state in
             state.callerUIDs[name] = nil
             state.sessions = state.sessions.filter { $0.value.owner != name }
+            state.prompts = state.prompts.filter { $0.value.owner != name }
         }
     }
 
@@ -125,6 +135,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
             case "org.freedesktop.Secret.Collection": return .success(try collectionMethod(call))
             case "org.freedesktop.Secret.Item": return .success(try itemMethod(call))
             case "org.freedesktop.Secret.Session": return .success(try sessionMethod(call))
+            case "org.freedesktop.Secret.Prompt": return .success(try promptMethod(call))
             default: throw BusError.notSupported("vaultd has no interface \(call.interface) here")
             }
         } catch let error as BusError {
@@ -164,7 +175,12 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     /// Emits `member(o path)` from the collection (ItemCreated, ItemChanged, ItemDeleted).
     func emitCollectionSignal(_ member: String, item: String) {
+        emit(from: SecretServicePath.collection, interface: "org.freedesktop.Secret.Collection", member, .tuple([.objectPath(item)]))
+    }
+
+    /// Emits the signal `member` of `interface` from `path` to everyone.
+    func emit(from path: String, interface: String, _ member: String, _ arguments: BusValue) {
         guard let server else { return }
-        vault_dbus_emit(server, SecretServicePath.collection, "org.freedesktop.Secret.Collection", member, BusValue.tuple([.objectPath(item)]).make())
+        vault_dbus_emit(server, path, interface, member, arguments.make())
     }
 }

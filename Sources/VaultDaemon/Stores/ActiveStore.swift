@@ -22,6 +22,8 @@ public final class ActiveStore: @unchecked Sendable {
     /// When a client request that touches items last started or ended (the seconds' bit pattern):
     /// an atomic, since every request sets it twice.
     private let lastUse = Atomic<UInt64>(Clock.monotonicSeconds().bitPattern)
+    /// Called (on the unlocking thread, so they must not block) each time the store was unlocked.
+    private let unlockObservers = Mutex<[@Sendable () -> Void]>([])
 
     public init(store: any VaultStore, reason: String) {
         self.store = store
@@ -88,6 +90,17 @@ public final class ActiveStore: @unchecked Sendable {
     /// unlock supersedes a failed passphrase source: it is not tried again behind the user's back.
     public func setLockReason(_ reason: String?) {
         access.withExclusive { (lockReason, sourceFailure) = (reason, nil) }
+        if reason == nil { notifyUnlocked() }
+    }
+
+    /// Calls `observer` whenever the store has been unlocked (an unlock request, a passphrase
+    /// source); it runs on the unlocking thread and must only hand work on.
+    public func whenUnlocked(_ observer: @escaping @Sendable () -> Void) {
+        unlockObservers.withLock { $0.append(observer) }
+    }
+
+    private func notifyUnlocked() {
+        for observer in unlockObservers.withLock({ $0 }) { observer() }
     }
 
     public var currentLockReason: String? { access.withShared { lockReason } }
@@ -114,6 +127,7 @@ public final class ActiveStore: @unchecked Sendable {
         do {
             try store.unlock(passphrase: try source.read(environment: environment))
             (sourceFailure, lockReason) = (nil, nil)
+            notifyUnlocked()
             return nil
         } catch {
             sourceFailure = (source, environment, file)

@@ -10,6 +10,8 @@ struct Doctor {
     let catalog: StoreCatalog
     let active: any VaultStore
     let activeReason: String
+    /// Whether vaultd serves the Secret Service itself, and why (or why not).
+    let provider: (serving: Bool, reason: String)
 
     func run() -> DoctorBody {
         var checks: [CheckBody] = []
@@ -27,6 +29,12 @@ struct Doctor {
             return ok
         }
         let environment = catalog.configuration.environment
+        // Informational: not serving (another provider, no file store, off) is no failure.
+        _ = add("vaultd as provider", true, provider.serving ? "vaultd serves org.freedesktop.secrets: \(provider.reason)" : "not serving: \(provider.reason)")
+        if provider.serving {
+            // Probing would be vaultd asking itself, with the store held for this check.
+            return add("service and default collection", false, "the Secret Service on this bus is vaultd itself, serving the file store; it is not a store of its own")
+        }
         if let missing = StoreSelector.missingBus(environment) {
             return add("session bus", false, missing)
         }

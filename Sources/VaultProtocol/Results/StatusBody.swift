@@ -20,6 +20,10 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public var lockReason: String?
     /// The sign-in sessions kept, with their details (when unlocked).
     public var sessions: [ItemBody]?
+    /// Whether vaultd serves the Secret Service D-Bus API (owns org.freedesktop.secrets), and
+    /// why or why not (absent from a vaultd without the provider).
+    public var secretServiceProvider: Bool?
+    public var secretServiceProviderReason: String?
 
     enum CodingKeys: String, CodingKey {
         case version, pid, backend, locked, location, exists, items, socket, unaddressable, duplicates
@@ -27,6 +31,8 @@ public struct StatusBody: Codable, Sendable, Equatable {
         case backendReason = "backend_reason"
         case lockReason = "lock_reason"
         case sessions
+        case secretServiceProvider = "secret_service_provider"
+        case secretServiceProviderReason = "secret_service_provider_reason"
     }
 
     public init(
