@@ -183,9 +183,9 @@ void vault_dbus_server_quit(vault_dbus_server *server) { g_main_loop_quit(server
 
 GDBusConnection *vault_dbus_server_connection(vault_dbus_server *server) { return server->connection; }
 
-gboolean vault_dbus_emit(vault_dbus_server *server, const char *path, const char *interface,
-                         const char *member, GVariant *parameters) {
-    return g_dbus_connection_emit_signal(server->connection, NULL, path, interface, member, parameters, NULL);
+gboolean vault_dbus_emit(vault_dbus_server *server, const char *destination, const char *path,
+                         const char *interface, const char *member, GVariant *parameters) {
+    return g_dbus_connection_emit_signal(server->connection, destination, path, interface, member, parameters, NULL);
 }
 
 gboolean vault_variant_is(GVariant *value, const char *type) {

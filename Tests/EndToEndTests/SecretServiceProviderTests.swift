@@ -163,5 +163,207 @@ import VaultCore
         let bad = try quiet.run([VaultHarness.vaultd, "--secret-service-provider", "maybe"])
         #expect(bad.status == 2 && bad.stderr.contains("auto, on or off"), "\(bad.stderr)")
     }
+
+    /// Lowercase hex of `text`'s UTF-8, as item paths spell keys.
+    static func itemPath(_ service: String, _ account: String) -> String {
+        func hex(_ text: String) -> String { text.utf8.map { String(format: "%02x", $0) }.joined() }
+        return "/org/freedesktop/secrets/collection/login/i\(hex(service))_\(hex(account))"
+    }
+
+    /// `call(path, interface, method, signature, *arguments)`: the reply's body, or the D-Bus
+    /// error's name (secretstorage's wrappers turn some errors into exceptions of their own).
+    static let pythonPrelude = """
+        import sys, secretstorage
+        from secretstorage.util import DBusAddressWrapper, exec_prompt, open_session
+        from jeepney import DBusAddress, new_method_call, MessageType, HeaderFields
+        P = 'org.freedesktop.Secret.'
+        SERVICE = '/org/freedesktop/secrets'
+        COLLECTION = '/org/freedesktop/secrets/collection/login'
+        connection = secretstorage.dbus_init()
+        def call(path, interface, method, signature='', *arguments, on=None):
+            address = DBusAddress(path, bus_name='org.freedesktop.secrets', interface=P + interface)
+            reply = (on or connection).send_and_get_reply(new_method_call(address, method, signature, arguments))
+            if reply.header.message_type == MessageType.error:
+                return reply.header.fields[HeaderFields.error_name]
+            return reply.body
+        """
+
+    /// Starts `code` (after `pythonPrelude`) in the venv's Python; its stdout comes line by line.
+    final class PythonClient: @unchecked Sendable {
+        let process = Process()
+        private let output = Pipe()
+        /// Its stdin: a line written here lets a script that waits for one go on.
+        let input = Pipe()
+        private var buffer = Data()
+
+        init(_ provider: Provider, _ code: String, arguments: [String] = []) throws {
+            process.executableURL = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python")
+            process.arguments = ["-u", "-c", SecretServiceProviderTests.pythonPrelude + "\n" + code] + arguments
+            process.environment = provider.vault.environment
+            process.standardOutput = output
+            process.standardInput = input
+            FileManager.default.createFile(atPath: provider.vault.root + "/python.err", contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: provider.vault.root + "/python.err")
+            try process.run()
+        }
+
+        /// The next line it prints; nil once it exited without one.
+        func line() -> String? {
+            while true {
+                if let newline = buffer.firstIndex(of: 10) {
+                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                    buffer.removeSubrange(...newline)
+                    return line
+                }
+                let more = output.fileHandleForReading.availableData
+                if more.isEmpty { return nil }
+                buffer.append(more)
+            }
+        }
+    }
+
+    @Test func aLockedVaultShowsLockedItemsAndUnlocksPromptsCompleteOrAreDismissedInTime() throws {
+        let provider = try Provider(start: false)
+        let vault = provider.vault
+        vault.environment["VAULT_SECRET_SERVICE_PROMPT_TIMEOUT"] = "3"
+        try provider.start()
+        #expect(try vault.ctl("set", "svc", "acct", input: "locked-away").status == 0)
+        #expect(try vault.ctl("lock").status == 0)
+        let item = Self.itemPath("svc", "acct")
+
+        // Locked: the collection and items say so, secrets are refused, Unlock gives a prompt
+        // that completes once 'vaultctl unlock' unlocks the vault.
+        let client = try PythonClient(provider, """
+            session = open_session(connection)
+            collection = DBusAddressWrapper(COLLECTION, P + 'Collection', connection)
+            item = DBusAddressWrapper(sys.argv[1], P + 'Item', connection)
+            print('locked', collection.get_property('Locked'), item.get_property('Locked'))
+            print('get', call(sys.argv[1], 'Item', 'GetSecret', 'o', session.object_path))
+            print('search', call(SERVICE, 'Service', 'SearchItems', 'a{ss}', {'service': 'svc'}))
+            unlocked, prompt = call(SERVICE, 'Service', 'Unlock', 'ao', [COLLECTION])
+            print('prompt', unlocked, prompt != '/')
+            dismissed, result = exec_prompt(connection, prompt, timeout=20)
+            print('completed', dismissed, result[1])
+            print('secret', secretstorage.Item(connection, sys.argv[1], session).get_secret())
+            """, arguments: [item])
+        #expect(client.line() == "locked True True")
+        #expect(client.line() == "get org.freedesktop.Secret.Error.IsLocked")
+        #expect(client.line() == "search ([], [])")
+        #expect(client.line() == "prompt [] True")
+        #expect(try vault.ctl(["unlock"], input: Array((vault.passphrase + "\n").utf8)).status == 0)
+        #expect(client.line() == "completed False ['/org/freedesktop/secrets/collection/login']")
+        #expect(client.line() == "secret b'locked-away'")
+        client.process.waitUntilExit()
+
+        // Dismissed by the client, and by vaultd when nobody unlocks within the time-out.
+        #expect(try vault.ctl("lock").status == 0)
+        let started = Date()
+        let dismissing = try PythonClient(provider, """
+            from jeepney import MatchRule, MessageType
+            from jeepney import MatchRule
+            _, prompt = call(SERVICE, 'Service', 'Unlock', 'ao', [COLLECTION])
+            rule = MatchRule(path=prompt, interface=P + 'Prompt', member='Completed', type=MessageType.signal)
+            with connection.filter(rule) as signals:
+                call(prompt, 'Prompt', 'Dismiss')
+                print('dismissed', connection.recv_until_filtered(signals, timeout=20).body)
+            _, prompt = call(SERVICE, 'Service', 'Unlock', 'ao', [COLLECTION])
+            print('timed out', exec_prompt(connection, prompt, timeout=20))
+            _, prompt = call(SERVICE, 'Service', 'Unlock', 'ao', [COLLECTION])
+            print('not theirs', call(prompt, 'Prompt', 'Dismiss', on=secretstorage.dbus_init()))
+            """)
+        #expect(dismissing.line() == "dismissed (True, ('ao', []))")
+        #expect(dismissing.line() == "timed out (True, ('ao', []))")
+        #expect(dismissing.line() == "not theirs org.freedesktop.Secret.Error.NoSuchObject")
+        dismissing.process.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 15)
+        #expect(try provider.status()["locked"] as? Bool == true)
+    }
+
+    @Test func hostileArgumentsAreRefusedWithStandardErrorsAndVaultdKeepsServing() throws {
+        let provider = try Provider()
+        #expect(try provider.vault.ctl("set", "svc", "acct", input: "mine").status == 0)
+        let prime = "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DDEF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7EDEE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF"
+        let client = try PythonClient(provider, """
+            DH = 'dh-ietf1024-sha256-aes128-cbc-pkcs7'
+            p = int(sys.argv[2], 16)
+            item = sys.argv[1]
+            def open_dh(key):
+                return call(SERVICE, 'Service', 'OpenSession', 'sv', DH, ('ay', key))
+            print('dh', [open_dh(k) for k in [b'', b'\\x00', b'\\x01', (p - 1).to_bytes(128, 'big'), p.to_bytes(128, 'big'), b'\\x02' * 129]])
+            print('algorithm', call(SERVICE, 'Service', 'OpenSession', 'sv', 'rot13', ('s', '')))
+            print('plain input', call(SERVICE, 'Service', 'OpenSession', 'sv', 'plain', ('ay', b'')))
+            # Another connection's session is no session of ours.
+            other = secretstorage.dbus_init()
+            theirs = call(SERVICE, 'Service', 'OpenSession', 'sv', 'plain', ('s', ''), on=other)[1]
+            print('their session', call(item, 'Item', 'GetSecret', 'o', theirs))
+            print('their secrets', call(SERVICE, 'Service', 'GetSecrets', 'aoo', [item], theirs))
+            print('close theirs', call(theirs, 'Session', 'Close'))
+            print('made up session', call(item, 'Item', 'GetSecret', 'o', '/org/freedesktop/secrets/session/999'))
+            session = call(SERVICE, 'Service', 'OpenSession', 'sv', 'plain', ('s', ''))[1]
+            def create(attributes, secret=b'x', label='l', session=session, params=b''):
+                props = {P + 'Item.Label': ('s', label), P + 'Item.Attributes': ('a{ss}', attributes)}
+                return call(COLLECTION, 'Collection', 'CreateItem', 'a{sv}(oayays)b', props, (session, params, secret, 'text/plain'), True)
+            print('many', create({('a%d' % i): 'v' for i in range(65)}))
+            print('long value', create({'a': 'v' * 2000}))
+            print('long name', create({'n' * 300: 'v'}))
+            print('control', create({'a': 'line\\nbreak'}))
+            print('reserved', create({'vault.key.username': 'x'}))
+            print('huge secret', create({'a': 'b'}, secret=b'x' * (64 * 1024 + 1)))
+            print('long label', create({'a': 'b'}, label='l' * 2000))
+            print('plain with iv', create({'a': 'b'}, params=b'0' * 16))
+            print('their session create', create({'a': 'b'}, session=theirs))
+            print('bad path', call(COLLECTION + '/izz_zz', 'Item', 'GetSecret', 'o', session))
+            print('missing item', call(COLLECTION + '/i61_62', 'Item', 'GetSecret', 'o', session))
+            print('other collection', call(SERVICE, 'Service', 'CreateCollection', 'a{sv}s', {}, 'work'))
+            print('alias', call(SERVICE, 'Service', 'SetAlias', 'so', 'default', '/'))
+            print('mine', bytes(call(item, 'Item', 'GetSecret', 'o', session)[0][2]))
+            """, arguments: [Self.itemPath("svc", "acct"), prime])
+        let invalid = "org.freedesktop.DBus.Error.InvalidArgs", noSession = "org.freedesktop.Secret.Error.NoSession"
+        #expect(client.line() == "dh [\((0..<6).map { _ in "'\(invalid)'" }.joined(separator: ", "))]")
+        #expect(client.line() == "algorithm org.freedesktop.DBus.Error.NotSupported")
+        #expect(client.line() == "plain input \(invalid)")
+        #expect(client.line() == "their session \(noSession)")
+        #expect(client.line() == "their secrets \(noSession)")
+        #expect(client.line() == "close theirs \(noSession)")
+        #expect(client.line() == "made up session \(noSession)")
+        for name in ["many", "long value", "long name", "control", "reserved", "huge secret", "long label", "plain with iv"] {
+            #expect(client.line() == "\(name) \(invalid)")
+        }
+        #expect(client.line() == "their session create \(noSession)")
+        #expect(client.line() == "bad path org.freedesktop.Secret.Error.NoSuchObject")
+        #expect(client.line() == "missing item org.freedesktop.Secret.Error.NoSuchObject")
+        #expect(client.line() == "other collection org.freedesktop.DBus.Error.NotSupported")
+        #expect(client.line() == "alias org.freedesktop.DBus.Error.NotSupported")
+        #expect(client.line() == "mine b'mine'")
+        client.process.waitUntilExit()
+        #expect(provider.vault.daemonPIDs().count == 1)
+        #expect(try provider.vault.ctl("list").text.split(separator: "\n").count == 1)
+    }
+
+    @Test func vaultdKilledWhileAClientHoldsASessionFailsTheNextCallCleanlyAndARetryWorks() throws {
+        let provider = try Provider()
+        let vault = provider.vault
+        #expect(try vault.ctl("set", "svc", "acct", input: "survives").status == 0)
+        let client = try PythonClient(provider, """
+            session = open_session(connection)
+            print('before', secretstorage.Item(connection, sys.argv[1], session).get_secret())
+            sys.stdin.readline()
+            print('after', call(sys.argv[1], 'Item', 'GetSecret', 'o', session.object_path))
+            print('retry', secretstorage.Item(connection, sys.argv[1], open_session(connection)).get_secret())
+            """, arguments: [Self.itemPath("svc", "acct")])
+        #expect(client.line() == "before b'survives'")
+        for pid in vault.daemonPIDs() { kill(pid, SIGKILL) }
+        // The bus releases the name when the connection drops.
+        for _ in 0..<500 {
+            if try !provider.nameHasOwner() { break }
+            usleep(10_000)
+        }
+        try provider.start()
+        client.input.fileHandleForWriting.write(Data("go\n".utf8))
+        #expect(client.line() == "after org.freedesktop.Secret.Error.NoSession")
+        #expect(client.line() == "retry b'survives'")
+        client.process.waitUntilExit()
+        #expect(client.process.terminationStatus == 0)
+    }
 }
 

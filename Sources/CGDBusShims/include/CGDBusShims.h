@@ -39,9 +39,9 @@ void vault_dbus_server_quit(vault_dbus_server *server);
 GDBusConnection *vault_dbus_server_connection(vault_dbus_server *server);
 
 /// Emits `member` of `interface` from `path` with `parameters` (NULL or a tuple, consumed when
-/// floating) to everyone; from any thread.
-gboolean vault_dbus_emit(vault_dbus_server *server, const char *path, const char *interface,
-                         const char *member, GVariant *parameters);
+/// floating) to `destination` (a unique name), or to everyone when NULL; from any thread.
+gboolean vault_dbus_emit(vault_dbus_server *server, const char *destination, const char *path,
+                         const char *interface, const char *member, GVariant *parameters);
 
 // GVariant helpers for what Swift cannot call (G_VARIANT_TYPE is a macro).
 gboolean vault_variant_is(GVariant *value, const char *type);

@@ -52,7 +52,7 @@ public enum SecretServiceKeyExchange {
     }
 
     /// RFC 5869 HKDF with SHA-256, no salt (32 zero bytes) and no info, for at most 32 bytes.
-    static func hkdfSHA256(_ input: SecretBytes, count: Int) throws -> SecretBytes {
+    public static func hkdfSHA256(_ input: SecretBytes, count: Int) throws -> SecretBytes {
         precondition(count <= 32)
         let salt = [UInt8](repeating: 0, count: 32)
         let pseudorandom = try SecretBytes(count: 32) { prk in

@@ -5,7 +5,7 @@ import VaultCore
 /// (`Completed(false, unlocked objects)`) once the vault is unlocked by other means ('vaultctl
 /// unlock', a passphrase source), or is dismissed (`Completed(true, [])`) by `Dismiss` or after
 /// `promptTimeout` seconds, so no client waits forever. A prompt belongs to the connection that
-/// got it from Unlock.
+/// got it from Unlock, and its Completed signal goes to that connection only.
 extension SecretServiceProvider {
     struct PendingPrompt {
         let owner: String
@@ -67,6 +67,6 @@ extension SecretServiceProvider {
     private func complete(_ path: String, dismissed: Bool) {
         guard let prompt = state.withLock({ $0.prompts.removeValue(forKey: path) }) else { return }
         emit(from: path, interface: "org.freedesktop.Secret.Prompt", "Completed",
-             .tuple([.boolean(dismissed), .variant(.objectPaths(dismissed ? [] : prompt.objects))]))
+             .tuple([.boolean(dismissed), .variant(.objectPaths(dismissed ? [] : prompt.objects))]), to: prompt.owner)
     }
 }

@@ -165,9 +165,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
         }
     }
 
-    /// A new object path under `prefix`, never used before in this process.
+    /// This process's part of session and prompt paths: a client still holding one from a vaultd
+    /// that was restarted finds it unknown, never another's.
+    private static let instance = SecretServicePath.hex((try? SecureRandom.bytes(6)) ?? [])
+
+    /// A new object path under `prefix`, never used before by any vaultd.
     func newPath(_ prefix: String) -> String {
-        prefix + String(state.withLock { state in
+        prefix + Self.instance + "_" + String(state.withLock { state in
             state.nextObject += 1
             return state.nextObject
         })
@@ -178,9 +182,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
         emit(from: SecretServicePath.collection, interface: "org.freedesktop.Secret.Collection", member, .tuple([.objectPath(item)]))
     }
 
-    /// Emits the signal `member` of `interface` from `path` to everyone.
-    func emit(from path: String, interface: String, _ member: String, _ arguments: BusValue) {
+    /// Emits the signal `member` of `interface` from `path` to `destination`, or to everyone.
+    func emit(from path: String, interface: String, _ member: String, _ arguments: BusValue, to destination: String? = nil) {
         guard let server else { return }
-        vault_dbus_emit(server, path, interface, member, arguments.make())
+        vault_dbus_emit(server, destination, path, interface, member, arguments.make())
     }
 }
