@@ -365,5 +365,28 @@ import VaultCore
         client.process.waitUntilExit()
         #expect(client.process.terminationStatus == 0)
     }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: HelperSharingTests.libsecretSource), "needs the libsecret helper's source from Debian's git package"))
+    func gitCredentialThroughGitCredentialLibsecretKeepsItsItemsInVault() throws {
+        let provider = try Provider()
+        let vault = provider.vault
+        let libsecret = try HelperSharingTests().buildLibsecretHelper(vault)
+        func git(_ operation: String, _ lines: String) throws -> VaultHarness.Result {
+            try vault.run(["/usr/bin/git", "-c", "credential.helper=", "-c", "credential.helper=" + libsecret, "credential", operation],
+                          input: Array(lines.utf8), environment: ["GIT_TERMINAL_PROMPT": "0"])
+        }
+        #expect(try git("approve", "protocol=https\nhost=forge.example\nusername=carol\npassword=from-git\n\n").status == 0)
+        let filled = try git("fill", "protocol=https\nhost=forge.example\n\n")
+        #expect(filled.text == "protocol=https\nhost=forge.example\nusername=carol\npassword=from-git\n", "\(filled.stderr)")
+        // The item is vault's, under a key vault made up (git's attributes have no service).
+        let listed = try vault.ctl("list", ItemKey.attributeOnlyService, "--json").text
+        #expect(listed.contains("forge.example"), "\(listed)")
+        vault.stopDaemons()
+        try provider.start()
+        #expect(try git("fill", "protocol=https\nhost=forge.example\n\n").text.contains("password=from-git"))
+        #expect(try git("reject", "protocol=https\nhost=forge.example\nusername=carol\npassword=from-git\n\n").status == 0)
+        #expect(try git("fill", "protocol=https\nhost=forge.example\n\n").status != 0)
+        #expect(!(try vault.ctl("list").text.contains("forge.example")))
+    }
 }
 
