@@ -11,8 +11,18 @@ import VaultCore
         let vault = VaultHarness()
         let bus: PrivateKeyring
 
-        init(start: Bool = true, arguments: [String] = []) throws {
-            bus = try PrivateKeyring(vault, startKeyring: false)
+        /// `activation`: the bus starts vaultd through the repository's activation file.
+        init(start: Bool = true, arguments: [String] = [], activation: Bool = false) throws {
+            let services = vault.root + "/services"
+            if activation {
+                try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+                let template = try String(contentsOfFile: SecretServiceTests.packageRoot + "/dbus/org.freedesktop.secrets.service", encoding: .utf8)
+                try template.replacingOccurrences(of: "@BINDIR@", with: VaultHarness.binDirectory)
+                    .write(toFile: services + "/org.freedesktop.secrets.service", atomically: true, encoding: .utf8)
+            }
+            // The bus (and so what it activates) runs with the file store's settings.
+            vault.environment["VAULT_BACKEND"] = "file"
+            bus = try PrivateKeyring(vault, startKeyring: false, serviceDirectory: activation ? services : nil)
             vault.environment["VAULT_BACKEND"] = "file"
             if start { try self.start(arguments) }
         }
@@ -387,6 +397,16 @@ import VaultCore
         #expect(try git("reject", "protocol=https\nhost=forge.example\nusername=carol\npassword=from-git\n\n").status == 0)
         #expect(try git("fill", "protocol=https\nhost=forge.example\n\n").status != 0)
         #expect(!(try vault.ctl("list").text.contains("forge.example")))
+    }
+
+    @Test func aClientStartingBeforeVaultdGetsItStartedByDBusActivation() throws {
+        let provider = try Provider(start: false, activation: true)
+        let vault = provider.vault
+        #expect(vault.daemonPIDs().isEmpty)
+        #expect(try provider.secretTool(["store", "--label=Activated", "service", "early", "username", "bird"], input: "activated").status == 0)
+        #expect(vault.daemonPIDs().count == 1)
+        #expect(try vault.ctl("get", "early", "bird").stdout == Array("activated".utf8))
+        #expect(try provider.status()["secret_service_provider"] as? Bool == true)
     }
 }
 

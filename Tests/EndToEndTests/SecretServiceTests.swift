@@ -3,14 +3,15 @@ import Testing
 import VaultCore
 
 /// A private D-Bus session bus with a real GNOME Keyring on it, for one test. The bus has no
-/// service directories, so nothing is D-Bus-activated behind the test's back.
+/// service directories unless a test gives one, so nothing is D-Bus-activated behind its back.
 final class PrivateKeyring: @unchecked Sendable {
     let vault: VaultHarness
     let busAddress: String
     private(set) var busPID: pid_t = 0
     private(set) var keyringPID: pid_t = 0
 
-    init(_ vault: VaultHarness, startKeyring: Bool = true) throws {
+    /// `serviceDirectory`: a directory of D-Bus activation files the bus uses (none by default).
+    init(_ vault: VaultHarness, startKeyring: Bool = true, serviceDirectory: String? = nil) throws {
         self.vault = vault
         let socket = vault.root + "/bus"
         busAddress = "unix:path=" + socket
@@ -21,6 +22,7 @@ final class PrivateKeyring: @unchecked Sendable {
               <type>session</type>
               <listen>\(busAddress)</listen>
               <auth>EXTERNAL</auth>
+            \(serviceDirectory.map { "  <servicedir>\($0)</servicedir>" } ?? "")
               <policy context="default">
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>

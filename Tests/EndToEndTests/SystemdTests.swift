@@ -153,6 +153,8 @@ import VaultCore
         for file in ["bin/vaultd", "bin/vaultctl", "bin/git-credential-vault", "bin/docker-credential-vault"] {
             #expect(FileManager.default.isExecutableFile(atPath: prefix + "/" + file), "\(file)")
         }
+        let activation = try String(contentsOfFile: prefix + "/share/dbus-1/services/org.freedesktop.secrets.service", encoding: .utf8)
+        #expect(activation.contains("Exec=\(prefix)/bin/vaultd --secret-service-provider on"))
         for file in ["share/man/man1/vaultctl.1", "share/man/man8/vaultd.8", "share/bash-completion/completions/vaultctl",
                      "share/zsh/site-functions/_vaultctl", "share/fish/vendor_completions.d/vaultctl.fish"] {
             #expect(FileManager.default.fileExists(atPath: prefix + "/" + file), "\(file)")
