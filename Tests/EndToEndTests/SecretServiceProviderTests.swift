@@ -408,5 +408,26 @@ import VaultCore
         #expect(try vault.ctl("get", "early", "bird").stdout == Array("activated".utf8))
         #expect(try provider.status()["secret_service_provider"] as? Bool == true)
     }
+
+    @Test func accessRulesAndTheAuditLogApplyToDBusCallers() throws {
+        let provider = try Provider()
+        let vault = provider.vault
+        #expect(try vault.ctl("set", "guarded", "acct", input: "only-secret-tool").status == 0)
+        #expect(try vault.ctl("allow", "guarded", "acct", "/usr/bin/secret-tool").status == 0)
+        #expect(try provider.secretTool(["lookup", "service", "guarded", "username", "acct"]).text == "only-secret-tool")
+        let refused = try PythonClient(provider, """
+            session = call(SERVICE, 'Service', 'OpenSession', 'sv', 'plain', ('s', ''))[1]
+            print('get', call(sys.argv[1], 'Item', 'GetSecret', 'o', session))
+            print('gets', call(SERVICE, 'Service', 'GetSecrets', 'aoo', [sys.argv[1]], session))
+            """, arguments: [Self.itemPath("guarded", "acct")])
+        #expect(refused.line() == "get org.freedesktop.DBus.Error.AccessDenied")
+        #expect(refused.line() == "gets org.freedesktop.DBus.Error.AccessDenied")
+        refused.process.waitUntilExit()
+        let audit = try vault.ctl("audit", "--json").text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["service"] as? String == "guarded" && $0["op"] as? String == "get" }
+        #expect(audit.contains { $0["exe"] as? String == "/usr/bin/secret-tool" && $0["result"] as? String == "ok" }, "\(audit)")
+        #expect(audit.contains { ($0["exe"] as? String)?.contains("python") == true && $0["result"] as? String == "denied" }, "\(audit)")
+    }
 }
 

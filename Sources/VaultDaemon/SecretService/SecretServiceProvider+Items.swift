@@ -27,11 +27,13 @@ extension SecretServiceProvider {
                 try store.delete(key)
             }
             store.recordUse()
+            audit(.delete, key, sender: call.sender)
             emitCollectionSignal("ItemDeleted", item: call.path)
             return .tuple([.objectPath(SecretServicePath.none)])
         case "GetSecret":
             let session = try session(call.argument(0).string ?? "", of: call.sender)
             guard let item = try visibleItem(key) else { throw BusError.noSuchObject(call.path) }
+            try checkRead(key, sender: call.sender)
             return .tuple([try session.encode(item.secret, contentType: item.info.contentType)])
         case "SetSecret":
             let (secret, contentType) = try secret(in: call.argument(0), caller: call.sender)
@@ -40,6 +42,7 @@ extension SecretServiceProvider {
                 try store.set(key, secret: secret, changes: ItemChanges(contentType: contentType))
             }
             store.recordUse()
+            audit(.set, key, sender: call.sender)
             emitCollectionSignal("ItemChanged", item: call.path)
             return nil
         default:
@@ -125,6 +128,7 @@ extension SecretServiceProvider {
             try store.set(target, secret: value, changes: ItemChanges(label: label, attributes: others, contentType: contentType))
             return (target, existed)
         }
+        audit(.set, key, sender: caller)
         let path = SecretServicePath.item(key)
         emitCollectionSignal(existed ? "ItemChanged" : "ItemCreated", item: path)
         return .tuple([.objectPath(path), .objectPath(SecretServicePath.none)])

@@ -29,6 +29,7 @@ extension SecretServiceProvider {
             var secrets: [(String, BusValue)] = []
             for path in call.argument(0).strings ?? [] {
                 guard let key = SecretServicePath.key(ofItem: path), let item = try visibleItem(key) else { continue }
+                try checkRead(key, sender: call.sender)
                 secrets.append((path, try session.encode(item.secret, contentType: item.info.contentType)))
             }
             return .tuple([.objectDictionary(valueType: "(oayays)", secrets)])

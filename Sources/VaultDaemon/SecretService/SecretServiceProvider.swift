@@ -5,6 +5,7 @@ import Synchronization
 import Glibc
 #endif
 import VaultCore
+import VaultProtocol
 
 /// vaultd as the Secret Service (API 0.2): owns `org.freedesktop.secrets` on the session bus
 /// when nobody else does, and serves the vault's items as one collection (`login`, also the
@@ -13,8 +14,8 @@ import VaultCore
 /// Threads: GDBus runs on a GMainContext of the provider's own, on a dedicated thread (never the
 /// Swift cooperative pool); every call is handed at once to `queue`, where the blocking store
 /// calls run and the answer is sent, so a slow store never stalls the bus connection.
-public final class SecretServiceProvider: @unchecked Sendable {
-    public static let busName = "org.freedesktop.secrets"
+final class SecretServiceProvider: @unchecked Sendable {
+    static let busName = "org.freedesktop.secrets"
     /// How long start-up waits for the bus (connecting and asking for the name).
     static let startTimeout = 10.0
     /// Sessions one bus connection may hold, and all of them together.
@@ -30,19 +31,22 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     struct State {
         var sessions: [String: SecretServiceSession] = [:]
-        /// The uid the bus reported for each caller (unique names are never reused).
-        var callerUIDs: [String: UInt32] = [:]
+        /// The uid and pid the bus reported for each caller (unique names are never reused).
+        var callers: [String: (uid: UInt32, pid: Int32?)] = [:]
         var prompts: [String: PendingPrompt] = [:]
         var nextObject: UInt64 = 0
     }
 
     /// Seconds a started prompt waits for the vault to be unlocked before it is dismissed.
     let promptTimeout: Double
+    /// vaultd's access rules and audit log, applied to D-Bus callers as to socket clients.
+    let access: AccessControl?
 
-    public init(store: ActiveStore, logger: Logger, promptTimeout: Double) {
+    init(store: ActiveStore, logger: Logger, promptTimeout: Double, access: AccessControl?) {
         self.store = store
         self.logger = logger
         self.promptTimeout = promptTimeout
+        self.access = access
         store.whenUnlocked { [weak self] in
             guard let self else { return }
             queue.async { self.completeStartedPrompts() }
@@ -50,13 +54,13 @@ public final class SecretServiceProvider: @unchecked Sendable {
     }
 
     /// Why the provider did not start.
-    public enum StartFailure: Error, CustomStringConvertible {
+    enum StartFailure: Error, CustomStringConvertible {
         /// Another connection owns the name (another provider: GNOME Keyring, KeePassXC, a vaultd).
         case nameTaken
         /// The bus could not be reached or refused us.
         case bus(String)
 
-        public var description: String {
+        var description: String {
             switch self {
             case .nameTaken: "another program already owns \(SecretServiceProvider.busName) on the session bus (GNOME Keyring, KeePassXC, another vaultd)"
             case .bus(let problem): problem
@@ -66,7 +70,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     /// Connects to the bus at `address`, exports the objects and asks for the name (never
     /// replacing its owner, never queueing for it). Returns once serving; throws when not.
-    public func start(address: String) throws(StartFailure) {
+    func start(address: String) throws(StartFailure) {
         let outcome = Mutex<StartFailure??>(nil)
         let done = DispatchSemaphore(value: 0)
         // The bus thread keeps the provider alive for as long as vaultd runs.
@@ -119,7 +123,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// On the bus thread: `name` left the bus; its sessions go with it.
     private func vanished(_ name: String) {
         state.withLock { state in
-            state.callerUIDs[name] = nil
+            state.callers[name] = nil
             state.sessions = state.sessions.filter { $0.value.owner != name }
             state.prompts = state.prompts.filter { $0.value.owner != name }
         }
@@ -147,7 +151,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     /// Only the user vaultd runs as is served (the bus may admit others: a system-wide or TCP bus).
     private func checkCaller(_ sender: String) throws(BusError) {
-        if let uid = state.withLock({ $0.callerUIDs[sender] }) {
+        if let uid = state.withLock({ $0.callers[sender]?.uid }) {
             guard uid == getuid() else { throw BusError.accessDenied("vaultd serves only uid \(getuid())") }
             return
         }
@@ -158,11 +162,48 @@ public final class SecretServiceProvider: @unchecked Sendable {
         guard vault_dbus_sender_credentials(server, sender, 5000, &uid, &pid, &hasPID, &error) != 0 else {
             throw BusError.accessDenied("vaultd could not learn who is calling: \(Self.message(taking: error))")
         }
-        state.withLock { $0.callerUIDs[sender] = uid }
+        state.withLock { $0.callers[sender] = (uid, hasPID != 0 ? Int32(bitPattern: pid) : nil) }
         guard uid == getuid() else {
             logger.notice("refused a Secret Service call from uid \(uid)\(hasPID != 0 ? " pid \(pid)" : ""): only uid \(getuid()) is served")
             throw BusError.accessDenied("vaultd serves only uid \(getuid())")
         }
+    }
+
+    /// Who `sender` is, as far as /proc tells for the pid the bus reported (nothing without one).
+    func identity(of sender: String) -> CallerIdentity {
+        guard let pid = state.withLock({ $0.callers[sender]?.pid }) else { return .unknown }
+        // No socket of the caller's: PeerProcess takes a pidfd from the pid (pidfd_open), and
+        // identifies the process only while that pidfd shows it still runs.
+        let process = PeerProcess(socket: FileDescriptor(rawValue: -1), pid: pid)
+        defer { process.close() }
+        return process.identify()
+    }
+
+    /// Throws `denied` unless `sender` may read `key` under vaultd's access rules (asking the
+    /// approver when a rule says so), and records the read in the audit log either way.
+    func checkRead(_ key: ItemKey, sender: String) throws {
+        guard let access else { return }
+        let context = RequestContext(peer: nil)
+        context.caller = identity(of: sender)
+        do {
+            try access.checkRead(key, op: .get, context)
+        } catch let error as VaultError {
+            audit(.get, key, result: error.code.rawValue, context)
+            throw error
+        }
+        audit(.get, key, result: "ok", context)
+    }
+
+    /// Records a read or change of `key` by `sender` in the audit log.
+    func audit(_ op: Operation, _ key: ItemKey, sender: String) {
+        guard access != nil else { return }
+        let context = RequestContext(peer: nil)
+        context.caller = identity(of: sender)
+        audit(op, key, result: "ok", context)
+    }
+
+    private func audit(_ op: Operation, _ key: ItemKey, result: String, _ context: RequestContext) {
+        access?.record(op: op.rawValue, item: key, result: result, caller: context.caller, grant: context.grant)
     }
 
     /// This process's part of session and prompt paths: a client still holding one from a vaultd

@@ -34,7 +34,7 @@ extension Daemon {
         guard kind == .file else {
             return try without("vault uses the \(kind.rawValue) store, whose provider serves the Secret Service already")
         }
-        let provider = SecretServiceProvider(store: store, logger: logger, promptTimeout: configuration.secretServicePromptTimeout)
+        let provider = SecretServiceProvider(store: store, logger: logger, promptTimeout: configuration.secretServicePromptTimeout, access: dispatcher.access)
         do {
             try provider.start(address: address)
         } catch {
