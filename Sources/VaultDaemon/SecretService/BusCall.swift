@@ -13,6 +13,8 @@ final class BusCall: @unchecked Sendable {
     let interface: String
     let member: String
     let parameters: BusVariant
+    /// Runs right after the answer is sent (a signal that must not arrive before the reply).
+    var afterAnswer: (@Sendable () -> Void)?
 
     /// Takes over `invocation` (GDBus hands its ownership to the handler).
     init(taking invocation: OpaquePointer) {

@@ -44,11 +44,11 @@ extension SecretServiceProvider {
             // Paths are never reused: once the prompt completed, this finds nothing to do.
             queue.asyncAfter(deadline: .now() + promptTimeout) { [self] in complete(path, dismissed: true) }
             // After this call's answer: Completed must not reach the client before it.
-            queue.async { [self] in completeStartedPrompts() }
+            call.afterAnswer = { [self] in completeStartedPrompts() }
             return nil
         case "Dismiss":
             let path = call.path
-            queue.async { [self] in complete(path, dismissed: true) }
+            call.afterAnswer = { [self] in complete(path, dismissed: true) }
             return nil
         default:
             throw BusError.notSupported("no method \(call.member)")

@@ -12,8 +12,9 @@ import VaultProtocol
 /// `default` alias) to libsecret, secret-tool, Python secretstorage and keyring, and the rest.
 ///
 /// Threads: GDBus runs on a GMainContext of the provider's own, on a dedicated thread (never the
-/// Swift cooperative pool); every call is handed at once to `queue`, where the blocking store
-/// calls run and the answer is sent, so a slow store never stalls the bus connection.
+/// Swift cooperative pool); every call is handed at once to `queue` (concurrent: a call waiting
+/// for the approver holds up no other), where the blocking store calls run and the answer is
+/// sent, so a slow store never stalls the bus connection.
 final class SecretServiceProvider: @unchecked Sendable {
     static let busName = "org.freedesktop.secrets"
     /// How long start-up waits for the bus (connecting and asking for the name).
@@ -24,7 +25,7 @@ final class SecretServiceProvider: @unchecked Sendable {
 
     let store: ActiveStore
     let logger: Logger
-    let queue = DispatchQueue(label: "vaultd.secret-service")
+    let queue = DispatchQueue(label: "vaultd.secret-service", attributes: .concurrent)
     // Set once by `start` before any call can arrive; read-only afterwards.
     private(set) var server: OpaquePointer?
     let state = Mutex(State())
@@ -117,7 +118,10 @@ final class SecretServiceProvider: @unchecked Sendable {
 
     /// On the bus thread: hand the call to `queue` at once.
     private func received(_ call: BusCall) {
-        queue.async { [self] in call.answer(answer(call)) }
+        queue.async { [self] in
+            call.answer(answer(call))
+            call.afterAnswer?()
+        }
     }
 
     /// On the bus thread: `name` left the bus; its sessions go with it.
