@@ -55,9 +55,7 @@ import VaultCore
 
     @Test func aTornLastEntryAtEveryLengthIsTheEarlierStateAndTheNextWriteCutsIt() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("vault.db")
-        let store = fastStore(path)
-        try store.unlock(passphrase: testPassphrase)
+        let (path, store) = try newVault(directory)
         try store.set(key("s", "a"), secret: SecretBytes(utf8: "1"), changes: ItemChanges())
         try store.set(key("s", "b"), secret: SecretBytes(utf8: "b"), changes: ItemChanges())
         let beforeUpsert = readBytes(path)
@@ -100,9 +98,7 @@ import VaultCore
 
     @Test func aFlippedBitInAnyJournalEntryIsAnErrorAndTheFileIsUntouched() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("vault.db")
-        let store = fastStore(path)
-        try store.unlock(passphrase: testPassphrase)
+        let (path, store) = try newVault(directory)
         try store.set(key("s", "a"), secret: SecretBytes(utf8: "1"), changes: ItemChanges(label: "l", comment: "c"))
         try store.set(key("s", "b"), secret: SecretBytes(utf8: "2"), changes: ItemChanges())
         try store.delete(key("s", "a"))
@@ -147,9 +143,7 @@ import VaultCore
 
     @Test func entriesSwappedDuplicatedDroppedReplayedOrMovedAreErrors() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("vault.db")
-        let store = fastStore(path)
-        try store.unlock(passphrase: testPassphrase)
+        let (path, store) = try newVault(directory)
         for (account, value) in [("a", "1"), ("b", "2"), ("a", "3")] {
             try store.set(key("s", account), secret: SecretBytes(utf8: value), changes: ItemChanges())
         }
@@ -184,8 +178,7 @@ import VaultCore
         // Through a store and the independent decryptor.
         writeBytes(attacks[0].1, to: path)
         #expect(DamagedFileTests.openError(path)?.code == .corruptVault)
-        let python = IndependentDecryptorTests.packageRoot + "/.venv/bin/python"
-        let refused = try run([python, IndependentDecryptorTests.packageRoot + "/scripts/decrypt-vault.py", path, passphraseFile(in: directory)])
+        let refused = try runDecryptor([path, passphraseFile(in: directory)])
         #expect(refused.status == 1 && refused.stderr.contains("does not verify"), "\(refused.stderr)")
         // The one cut that cannot be told from an older file (docs/file-format.md, security notes):
         // exactly at an entry boundary.
@@ -196,9 +189,7 @@ import VaultCore
     /// Entries a writer holding the key could seal but vault never writes.
     @Test func hostileEntriesWithValidTagsAreDamage() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("vault.db")
-        let store = fastStore(path)
-        try store.unlock(passphrase: testPassphrase)
+        let (path, store) = try newVault(directory)
         try store.set(key("s", "a"), secret: SecretBytes(utf8: "1"), changes: ItemChanges())
         try store.set(key("s", "b"), secret: SecretBytes(utf8: "2"), changes: ItemChanges())
         let full = readBytes(path)
@@ -251,9 +242,7 @@ import VaultCore
     /// The point of the journal: a write to a large vault appends one entry to the same file.
     @Test func aWriteToALargeVaultAppendsOneEntry() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("vault.db")
-        let store = fastStore(path)
-        try store.unlock(passphrase: testPassphrase)
+        let (path, store) = try newVault(directory)
         try store.add((0..<2_000).map { (key: key("bulk", "item-\($0)"), secret: SecretBytes(utf8: "s\($0)"), changes: ItemChanges()) })
         let before = try #require(try FileStatus.of(path))
         try store.set(key("bulk", "item-7"), secret: SecretBytes(utf8: "changed"), changes: ItemChanges())

@@ -5,6 +5,31 @@ import VaultStores
 
 /// The file store driven from separate processes by the vault-store-tool helper.
 @Suite(.serialized) struct MultiProcessTests {
+    /// Runs vault-store-tool with `arguments`, waits until it has printed `afterLines` lines, then
+    /// SIGKILLs it at a random moment within `within` µs. Returns all it printed, and whether the
+    /// kill (not its own end) stopped it.
+    static func killMidRun(_ arguments: [String], environment: [String: String], afterLines: Int, within: UInt32) throws -> (Data, Bool) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: storeToolPath)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var seen = Data()
+        while seen.filter({ $0 == 10 }).count < afterLines {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        usleep(UInt32.random(in: 0...within))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        seen.append(output.fileHandleForReading.readDataToEndOfFile())
+        return (seen, process.terminationReason == .uncaughtSignal)
+    }
+
     /// A writer is SIGKILLed at random moments, many times. After every kill the vault opens and
     /// holds, for every item, at least the last write that had returned success.
     @Test func killedWritersNeverLoseAcknowledgedWrites() throws {
@@ -14,30 +39,15 @@ import VaultStores
         var guaranteed: [String: Int] = [:]
         var killedMidRun = 0
         for round in 0..<25 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: storeToolPath)
-            process.arguments = ["write-loop", path, String(round * 1_000_000), "100000"]
             // Every other round compacts as soon as the journal outgrows the snapshot (every ~25
             // writes here), so kills land in compactions as well as in appends.
             let floor = ["VAULT_STORE_TOOL_COMPACTION_FLOOR": round % 2 == 0 ? "65536" : "0"]
-            process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(floor) { $1 }) { $1 }
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
             // Kill at a random moment, but only once this round has acknowledged a write to every
             // item: on a loaded machine a fixed delay could pass before the writer wrote anything.
-            var seen = Data()
-            while seen.filter({ $0 == 10 }).count < 25 {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen.append(chunk)
-            }
-            usleep(UInt32.random(in: 0...150_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
-            seen.append(output.fileHandleForReading.readDataToEndOfFile())
+            let (seen, killed) = try Self.killMidRun(
+                ["write-loop", path, String(round * 1_000_000), "100000"], environment: environment.merging(floor) { $1 },
+                afterLines: 25, within: 150_000)
+            if killed { killedMidRun += 1 }
             let lines = String(decoding: seen, as: UTF8.self).split(separator: "\n")
             for line in lines where line.hasPrefix("ok ") {
                 let index = Int(line.dropFirst(3))!
@@ -71,24 +81,8 @@ import VaultStores
         }
         var killedMidRun = 0
         for round in 0..<15 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: storeToolPath)
-            process.arguments = ["compact-loop", path, "100000"]
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var seen = Data()
-            while seen.filter({ $0 == 10 }).count < 2 {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                seen.append(chunk)
-            }
-            usleep(UInt32.random(in: 0...100_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { killedMidRun += 1 }
+            let (_, killed) = try Self.killMidRun(["compact-loop", path, "100000"], environment: environment, afterLines: 2, within: 100_000)
+            if killed { killedMidRun += 1 }
 
             let reader = fastStore(path)
             try reader.unlock(passphrase: testPassphrase)
