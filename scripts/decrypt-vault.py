@@ -170,7 +170,11 @@ def decrypt_items(data, dek):
             item_id, boxes, consumed = read_record(body, 1)
             if consumed != len(body):
                 fail("a journal entry is damaged")
-            items[item_id] = open_record(dek, 2, vault_id, item_id, boxes)
+            item = open_record(dek, 2, vault_id, item_id, boxes)
+            if any(other_id != item_id and (other["service"], other["account"]) == (item["service"], item["account"])
+                   for other_id, other in items.items()):
+                fail("a journal entry gives two items one name")
+            items[item_id] = item
         elif body[:1] == b"\x02" and len(body) == 17 and body[1:] in items:
             del items[body[1:]]
         else:

@@ -3,7 +3,11 @@
  *     CONNECTIONS threads, each on its own connection, send REQUEST (one line) and wait for the
  *     whole response line, again and again for SECONDS; prints "rps=N p50=US p99=US".
  *   bench-client --once SOCKET REQUEST
- *     one connection, one request; the response line goes to stdout (the whole-process floor). */
+ *     one connection, one request; the response line goes to stdout (the whole-process floor).
+ *   bench-client --fill SOCKET SERVICE FROM TO
+ *     one connection, one `set` of SERVICE/item-N for each N from FROM up to TO (exclusive), each
+ *     waiting for its response; prints "seconds=S p50=US p99=US errors=N". */
+#define _GNU_SOURCE  /* memmem */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +76,32 @@ static int compare(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Fills a vault with distinct items, one `set` at a time on one connection. */
+static int fill(const char *service, long from, long to) {
+    static char buffer[1 << 16];
+    size_t total = (size_t)(to > from ? to - from : 0), count = 0, errors = 0, length;
+    double *samples = malloc((total + 1) * sizeof(double));
+    int fd = connect_to();
+    double start = now();
+    for (long n = from; n < to; n++) {
+        request_size = (size_t)snprintf(request, sizeof request,
+            "{\"op\":\"set\",\"service\":\"%s\",\"account\":\"item-%ld\",\"secret\":\"fill secret %ld\"}\n", service, n, n);
+        double began = now();
+        if (round_trip(fd, buffer, sizeof buffer, &length)) { fprintf(stderr, "bench-client: connection failed\n"); return 1; }
+        samples[count++] = (now() - began) * 1e6;
+        if (!memmem(buffer, length, "\"ok\":true", 9)) errors++;
+    }
+    double elapsed = now() - start;
+    qsort(samples, count, sizeof(double), compare);
+    printf("seconds=%.2f p50=%.1f p99=%.1f errors=%zu\n", elapsed, count ? samples[count / 2] : 0, count ? samples[(size_t)(count * 0.99)] : 0, errors);
+    return errors ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 6 && strcmp(argv[1], "--fill") == 0) {
+        socket_path = argv[2];
+        return fill(argv[3], atol(argv[4]), atol(argv[5]));
+    }
     if (argc == 4 && strcmp(argv[1], "--once") == 0) {
         socket_path = argv[2];
         request_size = (size_t)snprintf(request, sizeof request, "%s\n", argv[3]);
@@ -83,7 +112,7 @@ int main(int argc, char **argv) {
         fwrite(buffer, 1, length, stdout);
         return 0;
     }
-    if (argc != 5) { fprintf(stderr, "usage: bench-client SOCKET REQUEST CONNECTIONS SECONDS | --once SOCKET REQUEST\n"); return 2; }
+    if (argc != 5) { fprintf(stderr, "usage: bench-client SOCKET REQUEST CONNECTIONS SECONDS | --once SOCKET REQUEST | --fill SOCKET SERVICE FROM TO\n"); return 2; }
     socket_path = argv[1];
     request_size = (size_t)snprintf(request, sizeof request, "%s\n", argv[2]);
     int connections = atoi(argv[3]);

@@ -60,7 +60,7 @@ public enum StoreMigration {
             // replace the destination's: they belong to the items being moved.
             let own = info.key.isReserved
             if let existing, own, existing.secret != original.secret {
-                _ = try destination.set(info.key, secret: original.secret, changes: ItemChanges(label: info.label, comment: info.comment, kind: info.kind))
+                _ = try destination.set(info.key, secret: original.secret, changes: Self.changes(copying: info))
                 guard try destination.get(info.key).secret == original.secret else {
                     throw VaultError.unavailable("the \(destination.kind.rawValue) store returned a different secret for vault's own \(info.key) after the copy; nothing was removed from the \(source.kind.rawValue) store")
                 }
@@ -77,7 +77,7 @@ public enum StoreMigration {
                 }
                 continue
             }
-            try destination.add(info.key, secret: original.secret, changes: ItemChanges(label: info.label, comment: info.comment, kind: info.kind))
+            try destination.add(info.key, secret: original.secret, changes: Self.changes(copying: info))
             let readBack = try destination.get(info.key)
             guard readBack.secret == original.secret else {
                 throw VaultError.unavailable("the \(destination.kind.rawValue) store returned a different secret for \(info.key) after the copy; nothing was removed from the \(source.kind.rawValue) store")
@@ -92,5 +92,11 @@ public enum StoreMigration {
             progress("removed \(index + 1) of \(verified.count) originals: \(key)")
         }
         return report
+    }
+
+    /// The changes that give the destination's item exactly the source item's metadata: label,
+    /// comment, kind, other attributes and content type.
+    private static func changes(copying info: ItemInfo) -> ItemChanges {
+        ItemChanges(label: info.label, comment: info.comment, kind: info.kind, attributes: info.attributes, contentType: info.contentType)
     }
 }

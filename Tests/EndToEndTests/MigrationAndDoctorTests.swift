@@ -36,11 +36,21 @@ import VaultCore
         let binary: [UInt8] = [0, 1, 0xff, 0xfe]
         for index in 0..<12 { try vault.ctl("set", "mig", "item-\(index)", "--label", "Item \(index)", input: "secret-\(index)") }
         try vault.ctl(["set", "mig", "binary", "--raw"], input: binary)
+        // Another tool's item with an attribute of its own, which must survive both moves.
+        #expect(try keyring.secretTool(["store", "--label=gh", "service", "gh:github.com", "username", "octocat", "application", "gh"], input: "gho_token").status == 0)
 
         let toFile = try vault.ctl(["migrate", "--to", "file", "--json"], input: Array("file passphrase\n".utf8))
         #expect(toFile.status == 0, "\(toFile.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(toFile.stdout)) as? [String: Any]
-        #expect(report?["copied"] as? Int == 13 && report?["removed"] as? Int == 13)
+        #expect(report?["copied"] as? Int == 14 && report?["removed"] as? Int == 14)
+        // The file holds it with its attribute (read by the independent decryptor).
+        let passphrase = vault.root + "/file-passphrase"
+        FileManager.default.createFile(atPath: passphrase, contents: Data("file passphrase\n".utf8), attributes: [.posixPermissions: 0o600])
+        let decrypted = try vault.run([SecretServiceTests.packageRoot + "/.venv/bin/python", SecretServiceTests.packageRoot + "/scripts/decrypt-vault.py", vault.vaultFile, passphrase])
+        let items = try JSONSerialization.jsonObject(with: Data(decrypted.stdout)) as? [[String: Any]] ?? []
+        let gh = items.first { $0["service"] as? String == "gh:github.com" }
+        #expect((gh?["attributes"] as? [String: String])?["application"] == "gh", "\(decrypted.stderr)")
+        #expect(try vault.ctl("get", "gh:github.com", "octocat").text == "gho_token")
         let status = try JSONSerialization.jsonObject(with: Data(try vault.ctl("status", "--json").stdout)) as? [String: Any]
         #expect(status?["backend"] as? String == "file")
         for index in 0..<12 {
@@ -56,6 +66,7 @@ import VaultCore
             #expect(try keyring.secretTool(["lookup", "service", "mig", "username", "item-\(index)"]).text == "secret-\(index)")
         }
         #expect(try vault.ctl("get", "mig", "binary").stdout == binary)
+        #expect(try keyring.secretTool(["lookup", "application", "gh"]).text == "gho_token")
         #expect(try vault.ctl("migrate", "--to", "secret-service").status == 2)
     }
 

@@ -5,12 +5,14 @@ import VaultCore
 
 /// Every kind of damage gets its own error, and the file is never rewritten.
 @Suite struct DamagedFileTests {
-    /// A small vault with one item, and its bytes.
-    static func smallVault(_ directory: TemporaryDirectory) throws -> (String, [UInt8]) {
-        let path = directory.file("vault.db")
+    /// A small vault with one item, and its bytes: an empty snapshot and one journal entry, or
+    /// (`compacted`) a snapshot holding the item and no journal.
+    static func smallVault(_ directory: TemporaryDirectory, compacted: Bool = false, name: String = "vault.db") throws -> (String, [UInt8]) {
+        let path = directory.file(name)
         let store = fastStore(path)
         try store.unlock(passphrase: testPassphrase)
         try store.set(key("svc", "acct"), secret: SecretBytes(utf8: "s3cret"), changes: ItemChanges(comment: "c"))
+        if compacted { try store.changePassphrase(current: testPassphrase, new: testPassphrase, rekey: false) }
         return (path, readBytes(path))
     }
 
@@ -25,9 +27,10 @@ import VaultCore
         }
     }
 
-    @Test func flippingAnyByteIsDetectedAndNeverOverwritten() throws {
+    @Test(arguments: [false, true])
+    func flippingAnyByteIsDetectedAndNeverOverwritten(compacted: Bool) throws {
         let directory = TemporaryDirectory()
-        let (path, original) = try Self.smallVault(directory)
+        let (path, original) = try Self.smallVault(directory, compacted: compacted)
         for index in original.indices {
             var damaged = original
             damaged[index] ^= 0x01
@@ -44,10 +47,10 @@ import VaultCore
 
     /// An attacker who also recomputes the checksum still fails: inside the key block the key wrap
     /// no longer opens (indistinguishable from a wrong passphrase, by design); past it, the file MAC
-    /// under the data key fails before any record is parsed.
+    /// under the data key fails before any record is parsed. (Journal entries: JournalTests.)
     @Test func flipsWithARecomputedChecksumFailAuthentication() throws {
         let directory = TemporaryDirectory()
-        let (path, original) = try Self.smallVault(directory)
+        let (path, original) = try Self.smallVault(directory, compacted: true)
         let dataKey = try VaultFile.decodeEnvelope(original, path: path).keyBlock.unwrap(passphrase: testPassphrase)
         let checksumStart = original.count - SHA256.digestSize
         for index in VaultFileFormat.magic.count + 2..<checksumStart {
@@ -77,9 +80,10 @@ import VaultCore
         }
     }
 
+    /// Inside the snapshot; a journal cut short is a torn last entry (JournalTests).
     @Test func truncationAtAnyLengthIsReportedAsDamage() throws {
         let directory = TemporaryDirectory()
-        let (path, original) = try Self.smallVault(directory)
+        let (path, original) = try Self.smallVault(directory, compacted: true)
         for length in [0, 1, 7, 9, 100, VaultFileFormat.headerSize, original.count - 33, original.count - 1] {
             writeBytes(Array(original[..<length]), to: path)
             let error = Self.openError(path)
@@ -111,12 +115,8 @@ import VaultCore
     @Test func recordsSwappedFromAnotherVaultFailAuthentication() throws {
         // Same passphrase, different vault: the item ciphertexts are bound to their vault id.
         let directory = TemporaryDirectory()
-        let (path, original) = try Self.smallVault(directory)
-        let otherPath = directory.file("other.db")
-        let other = fastStore(otherPath)
-        try other.unlock(passphrase: testPassphrase)
-        try other.set(key("svc", "acct"), secret: SecretBytes(utf8: "evil"), changes: ItemChanges(comment: "c"))
-        let otherBytes = readBytes(otherPath)
+        let (path, original) = try Self.smallVault(directory, compacted: true)
+        let (_, otherBytes) = try Self.smallVault(directory, compacted: true, name: "other.db")
         // Splice the other vault's records after this vault's key block, then fix the checksum.
         var spliced = Array(original[..<VaultFileFormat.keyBlockSize]) + Array(otherBytes[VaultFileFormat.keyBlockSize...])
         let checksumStart = spliced.count - SHA256.digestSize

@@ -16,8 +16,7 @@ import VaultCore
     }
 
     static func decrypt(_ path: String, _ directory: TemporaryDirectory) throws -> [String: [String: Any]] {
-        let python = IndependentDecryptorTests.packageRoot + "/.venv/bin/python"
-        let result = try run([python, IndependentDecryptorTests.packageRoot + "/scripts/decrypt-vault.py", path, passphraseFile(in: directory)])
+        let result = try runDecryptor([path, passphraseFile(in: directory)])
         #expect(result.status == 0, "\(result.stderr)")
         let items = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]] ?? []
         return Dictionary(uniqueKeysWithValues: items.map { ("\($0["service"] ?? "")/\($0["account"] ?? "")", $0) })
@@ -99,9 +98,7 @@ import VaultCore
     /// file as a newer format (its check: version > 1); this reader does the same one step on.
     @Test func aNewerVersionThanTwoIsRefusedAsNewer() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("vault.db")
-        let store = fastStore(path)
-        try store.unlock(passphrase: testPassphrase)
+        let (path, store) = try newVault(directory)
         try store.set(key("a", "b"), secret: SecretBytes(utf8: "x"), changes: ItemChanges())
         var bytes = readBytes(path)
         #expect(bytes[8] == 0 && bytes[9] == 2)

@@ -23,6 +23,22 @@ import VaultStores
         #expect(try destination.get(key("b", "2")).secret.isEmpty)
     }
 
+    /// What Python keyring or gh stored beside the key comes along, both ways.
+    @Test func attributesAndContentTypesMoveWithTheItems() throws {
+        let directory = TemporaryDirectory()
+        let memory = InMemoryStore(), file = try fileStore(directory)
+        let changes = ItemChanges(attributes: ["application": "gh", "xdg:schema": "org.freedesktop.Secret.Generic"], contentType: "application/octet-stream")
+        try memory.set(key("gh:github.com", "octocat"), secret: SecretBytes(utf8: "t"), changes: changes)
+        _ = try StoreMigration.migrate(from: memory, to: file)
+        let reopened = fastStore(file.path)
+        try reopened.unlock(passphrase: testPassphrase)
+        let info = try reopened.get(key("gh:github.com", "octocat")).info
+        #expect(info.attributes == changes.attributes && info.contentType == "application/octet-stream")
+        let back = InMemoryStore()
+        _ = try StoreMigration.migrate(from: reopened, to: back)
+        #expect(try back.get(key("gh:github.com", "octocat")).info.attributes == changes.attributes)
+    }
+
     @Test func aConflictingItemIsKeptOnBothSides() throws {
         let directory = TemporaryDirectory()
         let source = InMemoryStore(), destination = try fileStore(directory)

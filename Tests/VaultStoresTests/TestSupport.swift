@@ -40,3 +40,17 @@ func passphraseFile(in directory: TemporaryDirectory) -> String {
     writeBytes(testPassphrase.unprotectedBytes + [10], to: path)
     return path
 }
+
+/// Runs scripts/decrypt-vault.py (the independent decryptor) with `arguments`, under the test venv's Python.
+func runDecryptor(_ arguments: [String]) throws -> ProcessRunner.Result {
+    let root = IndependentDecryptorTests.packageRoot
+    return try run([root + "/.venv/bin/python", root + "/scripts/decrypt-vault.py"] + arguments)
+}
+
+/// A new vault (`vault.db`) in `directory`, unlocked.
+func newVault(_ directory: TemporaryDirectory) throws -> (path: String, store: EncryptedFileStore) {
+    let path = directory.file("vault.db")
+    let store = fastStore(path)
+    try store.unlock(passphrase: testPassphrase)
+    return (path, store)
+}

@@ -8,29 +8,27 @@ import VaultCore
 ///
 /// A random data key encrypts every item; scrypt(passphrase) wraps the data key. While unlocked,
 /// the store holds the data key (mlocked where allowed) and the decrypted metadata; secrets stay
-/// sealed until `get`. Every write takes an `flock` on `<file>.lock`, reloads the file if another
-/// process replaced it, and replaces the file atomically, so concurrent writers never lose updates.
-/// A file that fails to open is reported and never overwritten.
+/// sealed until `get`. Every write takes an `flock` on `<file>.lock`, catches up with what other
+/// processes wrote (only their new journal entries while the file was only appended to), then
+/// appends one sealed journal entry and `fdatasync`s it, or, when the journal has outgrown the
+/// snapshot, compacts: replaces the file atomically with a new snapshot. So a write's cost does not
+/// grow with the vault, and concurrent writers never lose updates. A file that fails to open is
+/// reported and never overwritten.
 public final class EncryptedFileStore: PassphraseProtected {
     public struct Options: Sendable {
         /// scrypt cost for new vaults and new passphrases (existing files keep their own).
         public var kdfParameters: Scrypt.Parameters
         /// How long a writer waits for another process's write lock before failing with `.busy`.
         public var lockTimeout: Double
+        /// A write compacts the file once its journal would outgrow both the snapshot and this many
+        /// bytes (docs/file-format.md); tests lower it to compact often.
+        public var compactionFloor: Int
 
-        public init(kdfParameters: Scrypt.Parameters = .default, lockTimeout: Double = 10) {
+        public init(kdfParameters: Scrypt.Parameters = .default, lockTimeout: Double = 10, compactionFloor: Int = 64 * 1024) {
             self.kdfParameters = kdfParameters
             self.lockTimeout = lockTimeout
+            self.compactionFloor = compactionFloor
         }
-    }
-
-    /// What an unlocked store holds.
-    private struct OpenVault {
-        var dataKey: SecretBytes
-        var keyBlock: VaultKeyBlock
-        var table: ItemTable<SealedRecord>
-        /// The file as last read or written, to notice when another process replaces it.
-        var identity: FileStatus?
     }
 
     public let path: String
@@ -53,18 +51,43 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// True when the vault file exists (unlocking will open it rather than create it).
     public var exists: Bool { (try? FileStatus.of(path)) != nil }
 
-    /// How many items the vault file holds, read from its header without a key (the count is
-    /// authenticated only when the file is opened: use it for choices, not for security). nil
-    /// when there is no file; -1 when there is one whose header cannot be read.
+    /// How many items the vault file holds, read without a key: the snapshot's header count,
+    /// adjusted by the journal's entries (item ids are in the clear) when there is one. Nothing here
+    /// is authenticated: use it for choices, not for security. nil when there is no file; -1 when
+    /// there is one that cannot be read that way.
     public var headerItemCount: Int? {
         guard exists else { return nil }
         guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { return -1 }
-        defer { fd.close() }
-        var header = [UInt8](repeating: 0, count: VaultFileFormat.headerSize)
-        let count = (try? header.withUnsafeMutableBytes { try fd.read(into: $0) }) ?? 0
-        guard count == header.count, Array(header[0..<VaultFileFormat.magic.count]) == VaultFileFormat.magic else { return -1 }
-        let offset = VaultFileFormat.keyBlockSize
-        return header[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        return fd.closeAfter {
+            guard let header = try? fd.read(count: VaultFileFormat.headerSize, at: 0), header.count == VaultFileFormat.headerSize,
+                  Array(header[0..<VaultFileFormat.magic.count]) == VaultFileFormat.magic else { return -1 }
+            let offset = VaultFileFormat.keyBlockSize
+            let count = header[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let recordsLength = header[offset + 4..<offset + 12].reduce(0) { $0 << 8 | Int($1) }
+            guard let size = try? fd.status().size else { return -1 }
+            guard size > Int64(VaultFileFormat.headerSize + recordsLength + VaultFileFormat.trailerSize) else { return count }
+            guard size <= Int64(VaultFileFormat.maxFileSize), let bytes = try? fd.read(count: Int(size), at: 0),
+                  let counted = try? Self.countItems(bytes, path: path) else { return -1 }
+            return counted
+        }
+    }
+
+    /// Applies the journal's item ids to the snapshot's, without a key.
+    private static func countItems(_ bytes: [UInt8], path: String) throws -> Int {
+        let envelope = try VaultFile.decodeEnvelope(bytes, path: path)
+        var ids = Set(try VaultFile.decodeRecords(bytes, envelope: envelope, path: path).map(\.itemID))
+        let entries = try bytes.withUnsafeBytes { buffer in
+            try VaultJournal.read(
+                UnsafeRawBufferPointer(rebasing: buffer[envelope.snapshotSize...]), start: envelope.snapshotSize,
+                after: VaultFile.snapshotTag(bytes, snapshotSize: envelope.snapshotSize), dataKey: nil, path: path).entries
+        }
+        for entry in entries {
+            switch entry {
+            case .upsert(let record): ids.insert(record.itemID)
+            case .deletion(let itemID): ids.remove(itemID)
+            }
+        }
+        return ids.count
     }
 
     public func status() -> StoreStatus {
@@ -166,7 +189,9 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     public func delete(_ key: ItemKey) throws {
-        try mutate { table, _ in _ = try table.remove(key) }
+        try mutate { vault in
+            ((), [.deletion(key, itemID: try vault.table.entry(key).payload.itemID)])
+        }
     }
 
     public func list(service: String?) throws -> [ItemInfo] {
@@ -180,36 +205,40 @@ public final class EncryptedFileStore: PassphraseProtected {
     private func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {
         try ItemTable<SealedRecord>.checkSecret(secret)
         try changes.validate()
-        return try mutate { table, vault in
-            try Self.seal(key, secret: secret, changes: changes, mustBeNew: mustBeNew, now: Clock.nowMilliseconds(), into: &table, vault)
+        return try mutate { vault in
+            let change = try Self.seal(key, secret: secret, changes: changes, mustBeNew: mustBeNew, now: Clock.nowMilliseconds(), vault)
+            guard case .upsert(let info, _) = change else { preconditionFailure("a write seals an upsert") }
+            return (info, [change])
         }
     }
 
-    /// Adds every item in one write of the file (one lock, one fsync): for filling large vaults
-    /// in tests and benchmarks, where one `add` per item rewrites the whole file each time.
-    /// All or nothing: an existing key fails the whole call with `.duplicate`.
+    /// Adds every item in one write of the file (one lock, one compaction, one fsync): for filling
+    /// large vaults in tests and benchmarks. All or nothing, on disk too (a compaction is one
+    /// rename): an existing key, or one given twice, fails the whole call with `.duplicate`.
     public func add(_ items: [(key: ItemKey, secret: SecretBytes, changes: ItemChanges)]) throws {
         for item in items {
             try ItemTable<SealedRecord>.checkSecret(item.secret)
             try item.changes.validate()
         }
-        try mutate { table, vault in
+        try mutate { vault in
             let now = Clock.nowMilliseconds()
-            for item in items {
-                _ = try Self.seal(item.key, secret: item.secret, changes: item.changes, mustBeNew: true, now: now, into: &table, vault)
+            var seen = Set<ItemKey>()
+            let changes = try items.map { item in
+                guard seen.insert(item.key).inserted else { throw VaultError.duplicate(item.key) }
+                return try Self.seal(item.key, secret: item.secret, changes: item.changes, mustBeNew: true, now: now, vault)
             }
+            return ((), changes)
         }
     }
 
+    /// The upsert a write of `key` makes (the vault is not changed yet).
     private static func seal(
-        _ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool, now: Int64,
-        into table: inout ItemTable<SealedRecord>, _ vault: OpenVault
-    ) throws -> ItemInfo {
-        let itemID = try (table.entries[key]?.payload.itemID) ?? SecureRandom.bytes(VaultFileFormat.itemIDSize)
-        let info = try table.metadataForWrite(key, changes: changes, mustBeNew: mustBeNew, now: now)
+        _ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool, now: Int64, _ vault: OpenVault
+    ) throws -> OpenVault.Change {
+        let itemID = try (vault.table.entries[key]?.payload.itemID) ?? SecureRandom.bytes(VaultFileFormat.itemIDSize)
+        let info = try vault.table.metadataForWrite(key, changes: changes, mustBeNew: mustBeNew, now: now)
         let record = try SealedRecord.seal(info: info, secret: secret, itemID: itemID, vaultID: vault.keyBlock.vaultID, key: vault.dataKey)
-        table.restore(info, payload: record)
-        return info
+        return .upsert(info, record)
     }
 
     // MARK: Opening, creating, persisting
@@ -221,14 +250,19 @@ public final class EncryptedFileStore: PassphraseProtected {
         }
     }
 
-    /// The open vault, reloaded first when another process replaced the file. When that process
-    /// re-keyed it (a passphrase change), the key held here no longer opens it: the store locks
-    /// and says so, rather than calling the file tampered.
+    /// The open vault, brought up to date first with what other processes wrote. When another
+    /// process re-keyed it (a passphrase change), the key held here no longer opens it: the store
+    /// locks and says so, rather than calling the file tampered.
     private func current(_ openState: inout OpenVault?) throws -> OpenVault {
         guard var vault = openState else { throw lockedError }
+        openState = nil  // `vault` alone holds the items, so catching up changes them in place
         do {
-            try refreshIfReplaced(&vault)
-        } catch let error as VaultError {
+            try refreshIfChanged(&vault)
+        } catch {
+            // Perhaps half caught up: the next use reads the whole file again before serving anything.
+            vault.identity = nil
+            openState = vault
+            guard let error = error as? VaultError else { throw error }
             if case .locked = error { openState = nil }
             if case .tamperedVault = error, let keyBlock = try? VaultFile.decodeEnvelope(readFile().0, path: path).keyBlock,
                keyBlock.vaultID == vault.keyBlock.vaultID, keyBlock.wrappedKey != vault.keyBlock.wrappedKey {
@@ -241,18 +275,62 @@ public final class EncryptedFileStore: PassphraseProtected {
         return vault
     }
 
-    /// Runs a change under the inter-process lock against the newest file, then writes it out.
-    /// The in-memory state changes only after the new file is durably in place.
-    private func mutate<R: Sendable>(_ body: (inout ItemTable<SealedRecord>, OpenVault) throws -> R) throws -> R {
+    /// Runs a change under the inter-process lock against the newest file, then writes it: one
+    /// journal entry, or a compaction. The in-memory state changes only once the write is durable.
+    private func mutate<R: Sendable>(_ body: (OpenVault) throws -> (R, [OpenVault.Change])) throws -> R {
         try state.withLock { openState in
             return try fileLock.withLock(vaultPath: path) {
-                let vault = try current(&openState)
-                var updated = vault
-                let result = try body(&updated.table, vault)
-                try persist(&updated)
-                openState = updated
+                _ = try current(&openState)
+                guard var vault = openState else { throw lockedError }
+                openState = nil  // changed in place below
+                defer { openState = vault }
+                let (result, changes) = try body(vault)
+                try commit(changes, to: &vault)
                 return result
             }
+        }
+    }
+
+    /// Appends one change as a journal entry when the file has a journal and it stays within
+    /// bounds; otherwise compacts. `vault` is changed only after the write is durable.
+    private func commit(_ changes: [OpenVault.Change], to vault: inout OpenVault) throws {
+        if changes.count == 1, let journal = vault.journal, vault.identity != nil {
+            let (entry, tag) = try VaultJournal.encode(changes[0].entry, after: journal.position.lastTag, dataKey: vault.dataKey)
+            if journal.length + entry.count <= max(journal.snapshotSize, options.compactionFloor) {
+                try append(entry, tag: tag, to: &vault)
+                try vault.apply(changes[0], path: path)
+                return
+            }
+        }
+        var updated = vault
+        for change in changes { try updated.apply(change, path: path) }
+        try persist(&updated)
+        vault = updated
+    }
+
+    /// Cuts a torn last entry if there is one, writes `entry` at the journal's end and
+    /// `fdatasync`s. On failure the file is cut back to where it was (best effort: an entry left
+    /// behind was never acknowledged, and a torn one is ignored by every reader).
+    private func append(_ entry: [UInt8], tag: [UInt8], to vault: inout OpenVault) throws {
+        guard var journal = vault.journal, let known = vault.identity else { preconditionFailure("appending to a file without a journal") }
+        let end = journal.position.end
+        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW) }
+        try fd.closeAfter {
+            let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
+            guard status.sameFile(as: known) else {
+                throw VaultError.unavailable("the vault file \(path) changed while it was being written, outside vault's lock; retry")
+            }
+            do {
+                if status.size != Int64(end) { try fd.truncate(to: end) }
+                try fd.write(entry, at: end)
+                try fd.syncData()
+            } catch let error as Errno {
+                try? fd.truncate(to: end)
+                throw VaultError.storage(operation: "write", path: path, errno: error)
+            }
+            journal.position = VaultJournal.Position(end: end + entry.count, lastTag: tag)
+            vault.journal = journal
+            vault.identity = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
         }
     }
 
@@ -265,7 +343,9 @@ public final class EncryptedFileStore: PassphraseProtected {
         let bytes = try VaultFile(keyBlock: keyBlock, records: []).encoded(dataKey: dataKey)
         // link(2) rather than rename(2): if a vault appeared meanwhile, it is never replaced.
         try AtomicFileWriter.write(bytes, to: path, createOnly: true)
-        return OpenVault(dataKey: dataKey, keyBlock: keyBlock, table: ItemTable(), identity: try FileStatus.of(path))
+        return OpenVault(
+            dataKey: dataKey, keyBlock: keyBlock, table: ItemTable(), keysByID: [:], identity: try FileStatus.of(path),
+            journal: OpenVault.Journal(snapshot: bytes))
     }
 
     /// Opens the file with the passphrase. A version 1 file's key block is re-wrapped for version 2
@@ -273,41 +353,57 @@ public final class EncryptedFileStore: PassphraseProtected {
     private func open(passphrase: SecretBytes) throws -> OpenVault {
         let (bytes, identity) = try readFile()
         var current: VaultKeyBlock?
-        let (file, dataKey, snapshotSize) = try VaultFile.open(bytes, path: path) { keyBlock in
+        var vault = try OpenVault.decode(bytes, identity: identity, path: path) { keyBlock in
             let unwrapped = try keyBlock.unwrapUpgrading(passphrase: passphrase)
             current = unwrapped.current
             return unwrapped.dataKey
         }
-        let table = try decodeTable(file, dataKey: dataKey)
-        try checkNoJournal(bytes, snapshotSize: snapshotSize)
-        return OpenVault(dataKey: dataKey, keyBlock: current ?? file.keyBlock, table: table, identity: identity)
+        vault.keyBlock = current ?? vault.keyBlock
+        return vault
     }
 
-    private func checkNoJournal(_ bytes: [UInt8], snapshotSize: Int) throws {
-        guard bytes.count == snapshotSize else {
-            throw VaultError.corruptVault(path: path, detail: "\(bytes.count - snapshotSize) bytes after the snapshot")
-        }
-    }
-
-    /// Reloads when another process replaced the file since we last read or wrote it. The data key
-    /// survives a passphrase change elsewhere (only its wrapping changes), so no passphrase is needed.
-    private func refreshIfReplaced(_ vault: inout OpenVault) throws {
+    /// Catches up when another process wrote since we last read or wrote: only the new journal
+    /// entries when the same file grew with its snapshot unchanged, else the whole file. The data
+    /// key survives a passphrase change elsewhere (only its wrapping changes), so no passphrase is needed.
+    private func refreshIfChanged(_ vault: inout OpenVault) throws {
         guard let current = try AtomicFileWriter.storage("inspect", path, { try FileStatus.of(path) }) else {
             throw VaultError.unavailable("vault file \(path) was removed while in use; restore it, or lock and unlock to start a new vault")
         }
         if let known = vault.identity, known.sameFile(as: current) { return }
         try checkFile(current)
+        if let known = vault.identity, known.device == current.device, known.inode == current.inode, current.size > known.size,
+           (try? readAppended(&vault)) == true {
+            return
+        }
         let (bytes, identity) = try readFile()
-        let (file, _, snapshotSize) = try VaultFile.open(bytes, path: path) { keyBlock in
+        var fresh = try OpenVault.decode(bytes, identity: identity, path: path) { keyBlock in
             guard keyBlock.vaultID == vault.keyBlock.vaultID else {
                 throw VaultError.tamperedVault(path: path, detail: "it was replaced by a different vault; lock and unlock with that vault's passphrase")
             }
             return vault.dataKey
         }
-        vault.table = try decodeTable(file, dataKey: vault.dataKey)
-        try checkNoJournal(bytes, snapshotSize: snapshotSize)
-        vault.keyBlock = try currentKeyBlock(file.keyBlock, known: vault.keyBlock)
-        vault.identity = identity
+        fresh.keyBlock = try currentKeyBlock(fresh.keyBlock, known: vault.keyBlock)
+        vault = fresh
+    }
+
+    /// Reads and applies what was appended to the file since `vault` last saw it. False (and
+    /// perhaps half applied: the caller then reads the whole file) when the file is not the same
+    /// snapshot grown, or what follows does not continue the chain.
+    private func readAppended(_ vault: inout OpenVault) throws -> Bool {
+        guard let journal = vault.journal, let known = vault.identity else { return false }
+        let fd = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        return try fd.closeAfter {
+            let status = try fd.status()
+            guard status.device == known.device, status.inode == known.inode, status.size > known.size,
+                  status.size <= Int64(VaultFileFormat.maxFileSize) else { return false }
+            try checkFile(status)
+            let trailerStart = journal.snapshotSize - VaultFileFormat.trailerSize
+            guard try fd.read(count: VaultFileFormat.trailerSize, at: trailerStart) == journal.snapshotTrailer else { return false }
+            let appended = try fd.read(count: Int(status.size) - journal.position.end, at: journal.position.end)
+            try vault.readJournal(appended, path: path)
+            vault.identity = status
+            return true
+        }
     }
 
     /// The key block to write after reloading a file that heads with `found`. A version 1 block
@@ -322,38 +418,15 @@ public final class EncryptedFileStore: PassphraseProtected {
         return known
     }
 
-    private func decodeTable(_ file: VaultFile, dataKey: SecretBytes) throws -> ItemTable<SealedRecord> {
-        var table = ItemTable<SealedRecord>()
-        var seenIDs = Set<[UInt8]>()
-        for record in file.records {
-            let info: ItemInfo
-            do {
-                info = try record.openMetadata(version: file.keyBlock.version, vaultID: file.keyBlock.vaultID, key: dataKey)
-            } catch CryptoError.authenticationFailed {
-                throw VaultError.tamperedVault(path: path, detail: "an item's metadata does not authenticate")
-            } catch let error as ByteReader.Error {
-                throw VaultError.corruptVault(path: path, detail: error.description)
-            }
-            guard seenIDs.insert(record.itemID).inserted, table.entries[info.key] == nil else {
-                throw VaultError.corruptVault(path: path, detail: "an item appears twice")
-            }
-            var record = record
-            if file.keyBlock.version != VaultFileFormat.version {
-                // Held (and written next) in the current layout; the secret's box is the same in both.
-                record.metadata = try SealedRecord.sealMetadata(info, itemID: record.itemID, vaultID: file.keyBlock.vaultID, key: dataKey)
-            }
-            table.restore(info, payload: record)
-        }
-        return table
-    }
-
-    /// Writes the vault atomically and records the new file's identity. Call under the file lock.
+    /// Compacts: writes the items as a new snapshot with an empty journal, atomically, and records
+    /// the new file's identity. Call under the file lock.
     private func persist(_ vault: inout OpenVault) throws {
         let records = vault.table.entries.values.sorted { $0.info.key < $1.info.key }.map(\.payload)
         let bytes = try VaultFile(keyBlock: vault.keyBlock, records: records).encoded(dataKey: vault.dataKey)
         AtomicFileWriter.removeLeftovers(besides: path)
         try AtomicFileWriter.write(bytes, to: path)
         vault.identity = try AtomicFileWriter.storage("inspect", path) { try FileStatus.of(path) }
+        vault.journal = OpenVault.Journal(snapshot: bytes)
     }
 
     private func readFile() throws -> ([UInt8], FileStatus) {

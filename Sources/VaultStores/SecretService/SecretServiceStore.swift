@@ -121,6 +121,28 @@ public final class SecretServiceStore: VaultStore {
         static let account = "username"
         static let kind = "vault-kind"
         static let comment = "vault-comment"
+        /// libsecret's record of the schema an item was stored with; libsecret clients search by it.
+        static let schema = "xdg:schema"
+        /// The schema name vault's own items get (vault_secret_schema's).
+        static let genericSchema = "org.freedesktop.Secret.Generic"
+        /// vault's own, never among an item's other attributes.
+        static let own: Set<String> = [service, account, kind, comment]
+    }
+
+    /// An item's other attributes as `ItemInfo.attributes` holds them: every attribute but vault's
+    /// own four. `xdg:schema` is one of them, kept like any other, so that an item migrated to the
+    /// file store and back (or served by vaultd's Secret Service front door) is still found by the
+    /// libsecret clients that search with their schema. Attributes vault cannot hold
+    /// (`ItemAttributes`: control characters, over the size limits, past the 64th by name) are
+    /// left out of the copy; they stay on the item itself.
+    static func otherAttributes(_ all: [String: String]) -> [String: String] {
+        var others: [String: String] = [:]
+        for (name, value) in all.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
+        where !Attribute.own.contains(name) && ItemAttributes.problem(with: [name: value]) == nil {
+            guard others.count < ItemLimits.maxAttributes else { break }
+            others[name] = value
+        }
+        return others
     }
 
     var lockedError: VaultError {
@@ -155,10 +177,17 @@ public final class SecretServiceStore: VaultStore {
     }
 
     private func create(_ connection: SecretServiceConnection, key: ItemKey, secret: SecretBytes, changes: ItemChanges) throws {
-        var attributes = [Attribute.service: key.service, Attribute.account: key.account, Attribute.kind: (changes.kind ?? .secret).rawValue]
+        // The other attributes as given (with a schema name: vault's generic one unless they name
+        // one), then vault's own. No schema for libsecret to check them against: it would refuse
+        // any attribute outside it, and add its own name over the one given.
+        var attributes = changes.attributes ?? [:]
+        if attributes[Attribute.schema] == nil { attributes[Attribute.schema] = Attribute.genericSchema }
+        attributes[Attribute.service] = key.service
+        attributes[Attribute.account] = key.account
+        attributes[Attribute.kind] = (changes.kind ?? .secret).rawValue
         if let comment = changes.comment, !comment.isEmpty { attributes[Attribute.comment] = comment }
         let label = changes.label ?? ItemChanges.defaultLabel(for: key)
-        if try !connection.store(attributes, alias: "default", label: label, secret: secret) {
+        if try !connection.store(attributes, schema: nil, alias: "default", label: label, secret: secret) {
             throw VaultError.unavailable("the Secret Service refused to store \(key)")
         }
     }
@@ -166,9 +195,13 @@ public final class SecretServiceStore: VaultStore {
     private func update(_ item: LibSecretItem, secret: SecretBytes, changes: ItemChanges) throws {
         try item.setSecret(secret)
         if let label = changes.label { try item.setLabel(label) }
-        if changes.kind != nil || changes.comment != nil {
-            // Keep every attribute the item has (other tools' too).
+        if changes.kind != nil || changes.comment != nil || changes.attributes != nil {
+            // Keep every attribute the item has (other tools' too), unless new other attributes
+            // replace them; vault's own are kept either way.
             guard var attributes = item.attributes else { return }
+            if let others = changes.attributes {
+                attributes = others.merging(attributes.filter { Attribute.own.contains($0.key) }) { $1 }
+            }
             if let kind = changes.kind { attributes[Attribute.kind] = kind.rawValue }
             if let comment = changes.comment { attributes[Attribute.comment] = comment }
             try item.setAttributes(attributes)
@@ -199,7 +232,8 @@ public final class SecretServiceStore: VaultStore {
         return ItemInfo(
             key: key, label: item.label ?? ItemChanges.defaultLabel(for: key), comment: attributes[Attribute.comment] ?? "",
             kind: attributes[Attribute.kind].flatMap(ItemKind.init(rawValue:)) ?? .secret,
-            created: item.created * 1000, modified: item.modified * 1000, duplicates: duplicates)
+            created: item.created * 1000, modified: item.modified * 1000, duplicates: duplicates,
+            attributes: Self.otherAttributes(attributes))
     }
 
     func defaultCollection(_ connection: SecretServiceConnection, loadItems: Bool = false) throws -> LibSecretCollection {

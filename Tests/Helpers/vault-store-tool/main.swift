@@ -23,11 +23,13 @@ let environment = ProcessEnvironment.current
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
-    say("usage: vault-store-tool (set|set-session|get|write-loop|add-range|fill|bulk-add|dump) PATH ...")
+    say("usage: vault-store-tool (set|set-session|get|write-loop|add-range|fill|bulk-add|compact-loop|dump) PATH ...")
     exit(2)
 }
 let command = arguments[0]
-let store = EncryptedFileStore(path: arguments[1], options: .init(kdfParameters: .minimum, lockTimeout: 30))
+// VAULT_STORE_TOOL_COMPACTION_FLOOR: compact once the journal passes this many bytes (to crash mid-compaction often).
+let compactionFloor = environment["VAULT_STORE_TOOL_COMPACTION_FLOOR"].flatMap { Int($0) } ?? 64 * 1024
+let store = EncryptedFileStore(path: arguments[1], options: .init(kdfParameters: .minimum, lockTimeout: 30, compactionFloor: compactionFloor))
 
 do {
     guard let source = PassphraseSource.resolve(environment: environment) else {
@@ -70,6 +72,14 @@ do {
         try store.add(try (0..<count).map { index in
             (key: try ItemKey(service: arguments[2], account: "item-\(index)"), secret: SecretBytes(utf8: "secret-\(index)"), changes: ItemChanges())
         })
+    case "compact-loop":
+        // Compacts COUNT times (a passphrase change to the same passphrase, re-keying every other
+        // time): "ok N" means compaction N returned success.
+        let passphrase = try source.read(environment: environment)
+        for index in 0..<Int(arguments[2])! {
+            try store.changePassphrase(current: passphrase, new: passphrase, rekey: index % 2 == 0)
+            say("ok \(index)")
+        }
     case "dump":
         for info in try store.list(service: nil) {
             let secret = try store.get(info.key).secret.unprotectedBytes.map { String(format2: $0) }.joined()

@@ -49,8 +49,9 @@ final class SecretServiceConnection {
 
     /// Stores a new item in the collection `alias` names, or replaces the secret and label of the
     /// item there with exactly these attributes. False when the service reports failure without
-    /// an error. The item's `xdg:schema` is `schema`'s name.
-    func store(_ attributes: [String: String], schema: UnsafePointer<SecretSchema> = vault_secret_schema(), alias: String, label: String, secret: SecretBytes) throws -> Bool {
+    /// an error. With a `schema`, libsecret checks the attributes against it and the item's
+    /// `xdg:schema` is its name; without one (nil), the attributes are stored exactly as given.
+    func store(_ attributes: [String: String], schema: UnsafePointer<SecretSchema>?, alias: String, label: String, secret: SecretBytes) throws -> Bool {
         let table = AttributeTable(attributes)
         let value = LibSecretValue(secret)
         let stored = try BoundedCall.run(timeout: timeout, "a store") { cancellable, error in
