@@ -58,9 +58,7 @@ final class AuditLog: Sendable {
             var entry = entry
             let now = max(Clock.nowMilliseconds(), last + 1)
             entry.time = Timestamp.rfc3339(milliseconds: now)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let box = try AESGCM.seal(Array(try encoder.encode(entry)), key: key, authenticating: Self.associatedData)
+            let box = try AESGCM.seal(AuditEntryEncoder.encode(entry), key: key, authenticating: Self.associatedData)
             let line = Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A]
             try write(line)
             last = now
