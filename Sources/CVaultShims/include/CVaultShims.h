@@ -56,4 +56,10 @@ int vault_pidfd_running(int pidfd);
 /// no writer is about. Returns 0, or an errno value.
 int vault_rwlock_init_prefer_writer(pthread_rwlock_t *lock);
 
+/// Initializes `mutex` as glibc's adaptive mutex (PTHREAD_MUTEX_ADAPTIVE_NP): a thread that finds
+/// it held spins briefly before sleeping in the kernel, and it is no priority-inheritance futex
+/// (Swift's `Mutex` on Linux is one: every contended lock and unlock is a system call). Returns 0,
+/// or an errno value.
+int vault_mutex_init_adaptive(pthread_mutex_t *mutex);
+
 #endif
