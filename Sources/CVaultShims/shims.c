@@ -175,3 +175,9 @@ int vault_mutex_init_adaptive(pthread_mutex_t *mutex) {
     pthread_mutexattr_destroy(&attributes);
     return result;
 }
+
+#include <malloc.h>
+
+int vault_set_mmap_threshold(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}

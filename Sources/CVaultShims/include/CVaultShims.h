@@ -62,4 +62,8 @@ int vault_rwlock_init_prefer_writer(pthread_rwlock_t *lock);
 /// or an errno value.
 int vault_mutex_init_adaptive(pthread_mutex_t *mutex);
 
+/// mallopt(M_MMAP_THRESHOLD, bytes): glibc serves blocks of `bytes` and more with mmap from now
+/// on, and stops raising that threshold dynamically. Returns 1 on success, 0 on error.
+int vault_set_mmap_threshold(int bytes);
+
 #endif
