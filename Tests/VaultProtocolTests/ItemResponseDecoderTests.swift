@@ -4,9 +4,10 @@ import VaultCore
 @testable import VaultProtocol
 
 /// The client's hot paths: a `get` line written by GetRequestEncoder is byte for byte the general
-/// encoder's, and an item answer read by ItemResponseDecoder is the general decoder's reading
-/// of it, over hostile text in every field, every kind of id and binary secrets; any line of
-/// another shape, damaged or not, is left to the general path.
+/// encoder's, and an item answer or a list page read by ItemResponseDecoder is the general
+/// decoder's reading of it (list pages written by ItemResponseEncoder byte for byte as the
+/// general encoder writes them), over hostile text in every field, every kind of id and binary
+/// secrets; any line of another shape, damaged or not, is left to the general path.
 @Suite struct ItemResponseDecoderTests {
     typealias Encoding = ItemResponseEncoderTests
 
@@ -84,5 +85,69 @@ import VaultCore
             }
         }
         #expect(GetRequestEncoder.encode(RequestLine(id: .number(1), request: .delete(ItemName(service: "s", account: "a")))) == nil)
+    }
+
+    @Test func listPagesMatchTheGeneralCodecBothWays() throws {
+        let texts = Encoding.texts
+        var compared = 0
+        for id: RequestID in [.null, .number(3), .string("p\"1")] {
+            for count in [0, 1, 2, texts.count] {
+                for next: String? in [nil, "", "dGhlIGtleQ==", "a\"b/\u{1}é"] {
+                    let items = (0..<count).map { index in
+                        var item = ItemBody(service: texts[index % texts.count], account: texts[(index + 1) % texts.count],
+                                            label: texts[(index + 2) % texts.count], comment: texts[(index + 3) % texts.count],
+                                            kind: index % 2 == 0 ? "secret" : "session", created: "2026-11-30T12:04:05.123Z", modified: texts[index % texts.count])
+                        item.duplicates = index % 3 == 0 ? nil : index % 3
+                        return item
+                    }
+                    var result = ResultBody(items: items)
+                    result.next = next
+                    let response = ResponseLine(id: id, .success(result))
+                    let fast = try #require(ItemResponseEncoder.encode(response))
+                    #expect(fast == MessageCodec.encodedLine(response))
+                    var line = fast
+                    line.removeLast()
+                    let read = try #require(ItemResponseDecoder.decode(line), "\(count) \(String(describing: next))")
+                    let general = try #require(Self.general(line))
+                    guard case .success(let fastResult) = read.response, case .success(let generalResult) = general.response else {
+                        Issue.record("not a result")
+                        continue
+                    }
+                    #expect(read.id == id && general.id == id)
+                    #expect(fastResult.items == items && generalResult.items == items)
+                    #expect(fastResult.next == next && generalResult.next == next)
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == 3 * 4 * 4)
+    }
+
+    @Test func listPagesOfAnotherShapeTakeTheGeneralPath() throws {
+        var withSecret = ItemBody(service: "s", account: "a", label: "", comment: "", kind: "secret", created: "c", modified: "m")
+        withSecret.secret = SecretBytes(utf8: "x")
+        #expect(ItemResponseEncoder.encode(ResponseLine(id: .null, .success(ResultBody(items: [withSecret])))) == nil)
+        var withUnaddressable = ResultBody(items: [])
+        withUnaddressable.unaddressable = []
+        #expect(ItemResponseEncoder.encode(ResponseLine(id: .null, .success(withUnaddressable))) == nil)
+        let page = #"{"id":1,"ok":true,"result":{"items":[{"account":"a","comment":"","created":"c","kind":"secret","label":"l","modified":"m","service":"s"}],"next":"n"}}"#
+        #expect(ItemResponseDecoder.decode(Array(page.utf8)) != nil)
+        let lines: [String] = [
+            page.replacingOccurrences(of: #""label":"l","#, with: #""label":"l","secret":"x","#),
+            page.replacingOccurrences(of: #""next":"n""#, with: #""next":null"#),
+            page.replacingOccurrences(of: #""next":"n""#, with: #""next":"n","unaddressable":[]"#),
+            page.replacingOccurrences(of: "}],", with: "},],"),
+            page.replacingOccurrences(of: "[{", with: "[ {"),
+            page.replacingOccurrences(of: #""items":["#, with: #""items":[1,"#),
+            #"{"id":1,"ok":true,"result":{"items":[]"#,
+            #"{"id":1,"ok":true,"result":{"items":[]}}}"#,
+            #"{"id":1,"ok":true,"result":{"item":null}}"#,
+        ]
+        for text in lines {
+            #expect(ItemResponseDecoder.decode(Array(text.utf8)) == nil, "\(text)")
+        }
+        // The general path still refuses a secret in a listed item.
+        var line = Array(lines[0].utf8)
+        #expect(throws: VaultError.self) { try MessageCodec.decode(ResponseLine.self, from: &line) }
     }
 }
