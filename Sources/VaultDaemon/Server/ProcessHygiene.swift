@@ -15,8 +15,9 @@ public enum ProcessHygiene {
     /// freed, at a fixed threshold. By default the threshold rises (up to 32 MiB) each time such a
     /// block is freed, after which the file store's whole-vault buffers (several MiB at 10,000
     /// items) come from the heap and stay resident: at 10,000 items vaultd held 52 to 66 MiB
-    /// after a few writes, 37 MiB with the threshold fixed (docs/performance.md). False when
-    /// glibc refused.
+    /// after a few writes, 36 MiB with the threshold fixed, at the price of faulting those
+    /// buffers in again on each write (docs/performance.md, "vaultd's memory"). False when glibc
+    /// refused.
     @discardableResult
     public static func fixMmapThreshold() -> Bool {
         vault_set_mmap_threshold(128 * 1024) == 1
