@@ -32,10 +32,7 @@ enum ItemResponseEncoder {
                     write(item, secretIsText: true, put)
                 }
                 put(UInt8(ascii: "]"))
-                if let next = result.next {
-                    raw(#","next":"#, put)
-                    string(next, put)
-                }
+                if let next = result.next { field(#","next":"#, next, put) }
                 raw("}}\n", put)
             }
         }
@@ -61,10 +58,13 @@ enum ItemResponseEncoder {
     }
 
     private static func string(_ text: String, _ put: (UInt8) -> Void) {
-        put(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { JSONString.escape(UnsafeRawBufferPointer($0), put) }
-        put(UInt8(ascii: "\""))
+        JSONString.quoted(text, put)
+    }
+
+    /// `,"key":` (or `{"key":` for the first) and the string.
+    private static func field(_ key: StaticString, _ text: String, _ put: (UInt8) -> Void) {
+        raw(key, put)
+        string(text, put)
     }
 
     /// `{"id":…`.
@@ -79,22 +79,16 @@ enum ItemResponseEncoder {
 
     /// One item's object, keys in sorted order.
     private static func write(_ item: ItemBody, secretIsText: Bool, _ put: (UInt8) -> Void) {
-        raw(#"{"account":"#, put)
-        string(item.account, put)
-        raw(#","comment":"#, put)
-        string(item.comment, put)
-        raw(#","created":"#, put)
-        string(item.created, put)
+        field(#"{"account":"#, item.account, put)
+        field(#","comment":"#, item.comment, put)
+        field(#","created":"#, item.created, put)
         if let duplicates = item.duplicates, duplicates > 0 {
             raw(#","duplicates":"#, put)
             for byte in String(duplicates).utf8 { put(byte) }
         }
-        raw(#","kind":"#, put)
-        string(item.kind, put)
-        raw(#","label":"#, put)
-        string(item.label, put)
-        raw(#","modified":"#, put)
-        string(item.modified, put)
+        field(#","kind":"#, item.kind, put)
+        field(#","label":"#, item.label, put)
+        field(#","modified":"#, item.modified, put)
         if let secret = item.secret {
             raw(secretIsText ? #","secret":""# : #","secret_b64":""#, put)
             secret.withUnsafeBytes { bytes in
@@ -102,8 +96,7 @@ enum ItemResponseEncoder {
             }
             put(UInt8(ascii: "\""))
         }
-        raw(#","service":"#, put)
-        string(item.service, put)
+        field(#","service":"#, item.service, put)
         put(UInt8(ascii: "}"))
     }
 }

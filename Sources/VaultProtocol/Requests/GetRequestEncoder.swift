@@ -21,12 +21,7 @@ enum GetRequestEncoder {
         func raw(_ text: StaticString) {
             text.withUTF8Buffer { for byte in $0 { put(byte) } }
         }
-        func string(_ text: String) {
-            put(UInt8(ascii: "\""))
-            var text = text
-            text.withUTF8 { JSONString.escape(UnsafeRawBufferPointer($0), put) }
-            put(UInt8(ascii: "\""))
-        }
+        func string(_ text: String) { JSONString.quoted(text, put) }
         raw(#"{"account":"#)
         string(name.account)
         switch id {

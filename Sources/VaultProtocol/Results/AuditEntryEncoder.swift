@@ -29,11 +29,9 @@ public enum AuditEntryEncoder {
             put(UInt8(ascii: ":"))
         }
         func field(_ name: StaticString, _ value: String?) {
-            guard var text = value else { return }
+            guard let value else { return }
             key(name)
-            put(UInt8(ascii: "\""))
-            text.withUTF8 { JSONString.escape(UnsafeRawBufferPointer($0), put) }
-            put(UInt8(ascii: "\""))
+            JSONString.quoted(value, put)
         }
         field("account", entry.account)
         field("exe", entry.exe)
