@@ -153,6 +153,14 @@ enum JSONString {
         }
     }
 
+    /// `text` as a JSON string, quotes included, through `put`.
+    static func quoted(_ text: String, _ put: (UInt8) -> Void) {
+        put(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { escape(UnsafeRawBufferPointer($0), put) }
+        put(UInt8(ascii: "\""))
+    }
+
     private static func escapeASCII(_ byte: UInt8, _ emit: (UInt8) -> Void) {
         let named: UInt8? = switch byte {
         case UInt8(ascii: "\""): UInt8(ascii: "\"")

@@ -32,6 +32,12 @@ public enum MessageCodec {
         return splice.splice(encoded)
     }
 
+    /// A request's line (with its newline): a plain `get` by `GetRequestEncoder`, anything else
+    /// as `encodedLine` writes it; nil when it cannot be encoded.
+    public static func requestLine(_ request: RequestLine) -> [UInt8]? {
+        GetRequestEncoder.encode(request) ?? encodedLine(request)
+    }
+
     private static var encodingFailed: [UInt8] {
         Array(#"{"error":{"code":"internal","message":"encoding failed"},"id":null,"ok":false}"#.utf8) + [UInt8(ascii: "\n")]
     }
@@ -42,6 +48,7 @@ public enum MessageCodec {
     /// holds no secret afterwards; the caller still wipes it (a nested or malformed field may).
     public static func decode<T: Decodable>(_ type: T.Type, from line: inout [UInt8]) throws -> T {
         if T.self == RequestLine.self, let request = GetRequestDecoder.decode(line) as? T { return request }
+        if T.self == ResponseLine.self, let response = ItemResponseDecoder.decode(line) as? T { return response }
         return try decodeGenerally(type, from: &line)
     }
 

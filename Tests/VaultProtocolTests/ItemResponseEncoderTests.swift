@@ -41,8 +41,12 @@ import VaultCore
         withAttributes.attributes = ["k": "v"]
         var listing = ResultBody(item: item)
         listing.next = "1.cw==.YQ=="
+        var withRules = ResultBody(item: item)
+        withRules.rules = AccessRulesBody(service: "s", account: "a", confirm: false, allow: [])
+        // (A page of plain items takes the fast path: ItemResponseDecoderTests.)
         for line in [ResponseLine(id: nil, .success(ResultBody(item: withSession))), ResponseLine(id: nil, .success(ResultBody(item: withAttributes))),
-                     ResponseLine(id: nil, .success(listing)), ResponseLine(id: nil, .success(ResultBody(items: [item]))),
+                     ResponseLine(id: nil, .success(listing)), ResponseLine(id: nil, .success(ResultBody(items: [withSession]))),
+                     ResponseLine(id: nil, .success(ResultBody(items: [withAttributes]))), ResponseLine(id: nil, .success(withRules)),
                      ResponseLine(id: nil, .failure(ErrorBody(.notFound, "no such item")))] {
             #expect(ItemResponseEncoder.encode(line) == nil)
             #expect(MessageCodec.encode(line) == MessageCodec.encodedLine(line))

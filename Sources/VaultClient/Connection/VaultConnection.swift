@@ -33,7 +33,7 @@ public final class VaultConnection {
     func perform(_ request: Request) throws(VaultClientError) -> ResultBody {
         let id = RequestID.number(nextID)
         nextID += 1
-        guard var bytes = MessageCodec.encodedLine(RequestLine(id: id, request: request)) else {
+        guard var bytes = MessageCodec.requestLine(RequestLine(id: id, request: request)) else {
             throw VaultClientError(code: .badRequest, message: "this request cannot be encoded (a number out of range?); nothing was sent")
         }
         defer { bytes.withUnsafeMutableBytes { SecretBytes.wipe($0) } }

@@ -4,8 +4,10 @@ import VaultProtocol
 
 /// Who may read which item: the rules stored in the vault (`AccessRules`), grants an approver
 /// gave for a while, and the approver itself (`ApprovalBroker`); and the audit log of every
-/// access. Rules are read from the store for each guarded request, so a rule written by another
-/// vaultd on the same file, or restored with the items, applies at once.
+/// access. The rules and the audit key are kept decoded between requests (`StoreCache`): every
+/// write, lock, unlock and migrate of this vaultd empties them, and a change of the vault file
+/// (another vaultd on the same file, a restore) makes the next request load them again, so a
+/// rule applies from the very next request either way.
 final class AccessControl: Sendable {
     /// An approver's "for N minutes": this program may read this item until `until` (monotonic).
     private struct Grant {
@@ -22,13 +24,27 @@ final class AccessControl: Sendable {
     let confirmAll: Bool
     private let logger: Logger
     private let grants = Mutex([Grant]())
+    private let cachedRules: StoreCache<AccessRules>
+    /// The audit key, or nil while it does not exist yet.
+    private let cachedAuditKey: StoreCache<SecretBytes?>
 
-    init(store: ActiveStore, directory: String, approvalTimeout: Double, confirmAll: Bool, logger: Logger) {
+    /// `vaultFile`: the file store's vault, whose directory also holds the audit log.
+    init(store: ActiveStore, vaultFile: String, approvalTimeout: Double, confirmAll: Bool, logger: Logger) {
         self.store = store
         self.confirmAll = confirmAll
         self.logger = logger
         broker = ApprovalBroker(timeout: approvalTimeout)
-        audit = AuditLog(directory: directory)
+        audit = AuditLog(directory: FileSystem.parentDirectory(of: vaultFile))
+        cachedRules = StoreCache(vaultFile: vaultFile)
+        cachedAuditKey = StoreCache(vaultFile: vaultFile)
+        store.register(cachedRules)
+        store.register(cachedAuditKey)
+    }
+
+    /// Every access rule, from the cache or the store; a read beside other reads, so checking
+    /// rules does not make every get take turns.
+    func currentRules() throws -> AccessRules {
+        try store.read { active in try cachedRules.value(in: active) { try AccessRules.load(from: $0) } }
     }
 
     /// Throws `denied` unless the request's caller may read `item`: the item has no rules (and
@@ -37,8 +53,7 @@ final class AccessControl: Sendable {
     /// it, or, for an item that needs confirmation, the approver says yes now.
     func checkRead(_ item: ItemKey, op: Operation, _ context: RequestContext) throws {
         context.item = item
-        // A read beside other reads: checking rules must not make every get take turns.
-        let rules = try store.read { try AccessRules.load(from: $0) }
+        let rules = try currentRules()
         let caller = context.caller
         let verdict = rules.verdict(for: item, caller: caller)
         switch verdict {
@@ -118,7 +133,7 @@ final class AccessControl: Sendable {
     }
 
     func rules(of item: ItemKey) throws -> AccessRules.Entry? {
-        try store.read { try AccessRules.load(from: $0) }.entry(item)
+        try currentRules().entry(item)
     }
 
     static func refusal(_ verdict: AccessRules.Verdict, item: ItemKey, caller: CallerIdentity, rules: AccessRules) -> VaultError {
@@ -146,7 +161,7 @@ final class AccessControl: Sendable {
             // stored anything in gets no item of vault's own from a failed lookup.
             let create = result == "ok" || result == VaultErrorCode.denied.rawValue
             // Read beside other reads; only the first record of a vault takes the write side to make the key.
-            let existing = try store.read { try AuditKey.get(in: $0, creating: false) }
+            let existing = try store.read { active in try cachedAuditKey.value(in: active) { try AuditKey.get(in: $0, creating: false) } }
             guard let key = try existing ?? (create ? store.perform({ try AuditKey.get(in: $0, creating: true) }) : nil) else { return }
             try audit.append(entry, key: key)
         } catch let error as VaultError where error.code == .locked {

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
 import VaultCore
 import VaultProtocol
 
@@ -17,14 +16,19 @@ final class AuditLog: Sendable {
     let directory: String
     let maxBytes: Int
     let keep: Int
-    /// The time of the last record appended (ms): each record's time is later than the one
-    /// before, so `after` picks up exactly the records a follower has not seen.
-    private let last = Mutex(Int64(0))
-    /// The log kept open between records, with the identity it had when opened: reopened (the
-    /// directory checked, the file opened safely again) only when the file at `path` is no longer
-    /// that one (rotated, removed, replaced) or when it must rotate. One stat per record instead
-    /// of a directory walk, an open and a close.
-    private let open = Mutex<OpenLog?>(nil)
+    /// What appending needs, behind one lock (adaptive: many connection threads append, and
+    /// Swift's `Mutex` went to the kernel for nearly every contended record):
+    /// - `last`, the time of the last record appended (ms): each record's time is later than the
+    ///   one before, so `after` picks up exactly the records a follower has not seen;
+    /// - `held`, the log kept open between records, with the identity it had when opened:
+    ///   reopened (the directory checked, the file opened safely again) only when the file at
+    ///   `path` is no longer that one (rotated, removed, replaced) or when it must rotate. One
+    ///   stat per record instead of a directory walk, an open and a close.
+    private struct Writer {
+        var last: Int64 = 0
+        var held: OpenLog?
+    }
+    private let writer = AdaptiveLock(Writer())
 
     private final class OpenLog {
         let fd: FileDescriptor
@@ -54,43 +58,39 @@ final class AuditLog: Sendable {
 
     /// Seals and appends `entry` (its `time` is set here).
     func append(_ entry: AuditEntryBody, key: SecretBytes) throws {
-        try last.withLock { last in
+        try writer.withLock { writer in
             var entry = entry
-            let now = max(Clock.nowMilliseconds(), last + 1)
+            let now = max(Clock.nowMilliseconds(), writer.last + 1)
             entry.time = Timestamp.rfc3339(milliseconds: now)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let box = try AESGCM.seal(Array(try encoder.encode(entry)), key: key, authenticating: Self.associatedData)
+            let box = try AESGCM.seal(AuditEntryEncoder.encode(entry), key: key, authenticating: Self.associatedData)
             let line = Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A]
-            try write(line)
-            last = now
+            try write(line, to: &writer.held)
+            writer.last = now
         }
         appended.wakeAll()
     }
 
     /// Appends `line` to the open log, (re)opening it when the file at `path` is not the one held,
-    /// and rotating first when the line would take it past `maxBytes`.
-    private func write(_ line: [UInt8]) throws {
-        try open.withLock { held in
-            let current = try FileStatus.of(path, followSymlinks: false)
-            if let log = held, let current, current.device == log.device, current.inode == log.inode, log.size + Int64(line.count) <= maxBytes {
-                // Still the file we hold, with room left.
-            } else {
-                held = nil
-                try PrivateDirectory.create(directory)
-                if let size = try FileStatus.of(path, followSymlinks: false)?.size, size + Int64(line.count) > maxBytes { try rotate() }
-                let fd = try FileDescriptor.openPrivateLog(path)
-                let status: FileStatus
-                do { status = try fd.status() } catch {
-                    fd.close()
-                    throw error
-                }
-                held = OpenLog(fd: fd, device: status.device, inode: status.inode, size: status.size)
+    /// and rotating first when the line would take it past `maxBytes`. With `writer` locked.
+    private func write(_ line: [UInt8], to held: inout OpenLog?) throws {
+        let current = try FileStatus.of(path, followSymlinks: false)
+        if let log = held, let current, current.device == log.device, current.inode == log.inode, log.size + Int64(line.count) <= maxBytes {
+            // Still the file we hold, with room left.
+        } else {
+            held = nil
+            try PrivateDirectory.create(directory)
+            if let size = try FileStatus.of(path, followSymlinks: false)?.size, size + Int64(line.count) > maxBytes { try rotate() }
+            let fd = try FileDescriptor.openPrivateLog(path)
+            let status: FileStatus
+            do { status = try fd.status() } catch {
+                fd.close()
+                throw error
             }
-            guard let log = held else { return }
-            try log.fd.writeAll(line)
-            log.size += Int64(line.count)
+            held = OpenLog(fd: fd, device: status.device, inode: status.inode, size: status.size)
         }
+        guard let log = held else { return }
+        try log.fd.writeAll(line)
+        log.size += Int64(line.count)
     }
 
     private func rotate() throws {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CVaultShims
+import Synchronization
 import VaultCore
 
 /// The process at the other end of a connection, held by a pidfd taken when it was accepted:
@@ -15,9 +16,18 @@ import VaultCore
 /// one that connected and then handed the socket to another process (fork, SCM_RIGHTS) is still
 /// taken for the one that connected. Rules tell programs apart; they are no wall between
 /// processes of one user (docs/protocol.md, "Access rules").
+///
+/// What `identify` read is kept for the connection's next requests while /proc/PID/exe is still
+/// the same file (device, inode, size, mtime: one `stat`) and the pidfd still runs: an `exec` of
+/// another program (or the program's file changed in place) is noticed by the `stat`, and pid
+/// reuse by the pidfd (while it runs, the pid is the same process's; its start time would add
+/// nothing). An interpreter's caller is read again each time, since an `exec` of the same
+/// interpreter may run another script.
 final class PeerProcess: Sendable {
     let pid: Int32
     private let pidfd: FileDescriptor?
+    /// The identity last read, with the executable's status before it was read.
+    private let known = Mutex<(executable: FileStatus, identity: CallerIdentity)?>(nil)
     /// The connection's socket, not owned: the connection closes it after `connectionClosed`.
     private let socket: FileDescriptor
 
@@ -45,8 +55,23 @@ final class PeerProcess: Sendable {
     /// What can be established about the process now. Only the pid when the process has exited
     /// (or no pidfd could be taken): then no rule matches it.
     func identify() -> CallerIdentity {
+        guard let pidfd else { return CallerIdentity(pid: pid) }
+        // Before anything is read: an exec after this stat makes the next request read it all again.
+        let executable = try? FileStatus.of("/proc/\(pid)/exe")
+        if let executable, let known = known.withLock({ $0 }), known.executable.sameFile(as: executable),
+           vault_pidfd_running(pidfd.rawValue) == 1 {
+            return known.identity
+        }
+        let identity = read(pidfd)
+        let keep = identity.executableHash != nil && identity.executable.map { !Self.isInterpreter($0) } == true
+        let kept = keep ? executable.map { (executable: $0, identity: identity) } : nil
+        known.withLock { $0 = kept }
+        return identity
+    }
+
+    /// Everything `identify` reports, read from /proc now.
+    private func read(_ pidfd: FileDescriptor) -> CallerIdentity {
         let unknown = CallerIdentity(pid: pid)
-        guard let pidfd else { return unknown }
         let proc = "/proc/\(pid)"
         var identity = unknown
         identity.executable = Self.readLink(proc + "/exe")

@@ -1,11 +1,11 @@
 import Dispatch
-import Synchronization
 
 /// Threads waiting for something to change, woken together: a waiter takes a ticket *before* it
 /// looks at the state it waits on, then waits on the ticket with a deadline, so a change made in
 /// between is never missed. For connection threads only (it blocks), never the cooperative pool.
+/// Every audit record calls `wakeAll`, so the list sits behind an adaptive lock (`AdaptiveLock`).
 final class WakeList: Sendable {
-    private let waiters = Mutex([DispatchSemaphore]())
+    private let waiters = AdaptiveLock([DispatchSemaphore]())
 
     func ticket() -> DispatchSemaphore {
         let semaphore = DispatchSemaphore(value: 0)

@@ -27,7 +27,7 @@ public final class RequestDispatcher: Sendable {
         self.socketPath = socketPath
         self.logger = logger
         access = AccessControl(
-            store: store, directory: FileSystem.parentDirectory(of: catalog.configuration.vaultFilePath),
+            store: store, vaultFile: catalog.configuration.vaultFilePath,
             approvalTimeout: catalog.configuration.approvalTimeout, confirmAll: catalog.configuration.confirmAll, logger: logger)
         // One request to a provider must fit in a refresh's budget (HTTPClient waits its timeout and 1 s more).
         let httpTimeout = min(catalog.configuration.httpTimeout, SessionRefresher.defaultBudget - 2)

@@ -12,6 +12,7 @@ extension Daemon {
         // First of all, before any thread or descriptor exists: crash output without memory.
         let backtraceProblem = ProcessHygiene.reexecuteWithSafeCrashOutput(environment: inherited)
         ProcessHygiene.restoreProcessName()
+        ProcessHygiene.fixMmapThreshold()
         // systemd socket activation: our socket is fd 3 when LISTEN_PID names us. The variables
         // are not passed on (nor seen by the configuration).
         var environment = inherited

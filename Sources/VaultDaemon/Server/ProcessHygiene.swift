@@ -11,6 +11,18 @@ public enum ProcessHygiene {
         vault_disable_core_dumps() == 0 ? nil : Errno.current.description
     }
 
+    /// glibc's allocator serves blocks from 128 KiB up with mmap, returned to the kernel when
+    /// freed, at a fixed threshold. By default the threshold rises (up to 32 MiB) each time such a
+    /// block is freed, after which the file store's whole-vault buffers (several MiB at 10,000
+    /// items) come from the heap and stay resident: at 10,000 items vaultd held 52 to 66 MiB
+    /// after a few writes, 36 MiB with the threshold fixed, at the price of faulting those
+    /// buffers in again on each write (docs/performance.md, "vaultd's memory"). False when glibc
+    /// refused.
+    @discardableResult
+    public static func fixMmapThreshold() -> Bool {
+        vault_set_mmap_threshold(128 * 1024) == 1
+    }
+
     /// Writes to a closed socket must be an EPIPE error for the writer, not a fatal signal.
     public static func ignoreSIGPIPE() {
         signal(SIGPIPE, SIG_IGN)

@@ -24,6 +24,8 @@ public final class ActiveStore: @unchecked Sendable {
     private let lastUse = Atomic<UInt64>(Clock.monotonicSeconds().bitPattern)
     /// Called (on the unlocking thread, so they must not block) each time the store was unlocked.
     private let unlockObservers = Mutex<[@Sendable () -> Void]>([])
+    /// Values derived from items (`StoreCache`), emptied after every exclusive section.
+    private let caches = Mutex<[any StoreCacheClearing]>([])
 
     public init(store: any VaultStore, reason: String) {
         self.store = store
@@ -50,15 +52,15 @@ public final class ActiveStore: @unchecked Sendable {
     /// serving; `source`'s sessions' refresh lock is held meanwhile, as for `migrate`.
     public func absorb(from source: any VaultStore, progress: (String) -> Void) throws -> StoreMigration.Report {
         guard let refreshLock = source.refreshLockPath else {
-            return try access.withExclusive { try StoreMigration.migrate(from: source, to: store, progress: progress) }
+            return try exclusively { try StoreMigration.migrate(from: source, to: store, progress: progress) }
         }
         return try FileRefreshLock(path: refreshLock).withWholeFile(until: Clock.monotonicSeconds() + SessionRefresher.defaultBudget + 5) {
-            try access.withExclusive { try StoreMigration.migrate(from: source, to: store, progress: progress) }
+            try exclusively { try StoreMigration.migrate(from: source, to: store, progress: progress) }
         }
     }
 
     private func move(to destination: any VaultStore, reason newReason: String, progress: (String) -> Void) throws -> StoreMigration.Report {
-        try access.withExclusive {
+        try exclusively {
             let report = try StoreMigration.migrate(from: store, to: destination, progress: progress)
             store = destination
             reason = newReason
@@ -72,13 +74,28 @@ public final class ActiveStore: @unchecked Sendable {
     /// never the cooperative pool. Neither this nor `read` counts as use for auto-lock: vaultd's
     /// own calls (background refresh, `status`) must not keep the keys in memory.
     public func perform<R>(_ body: (any VaultStore) throws -> R) throws -> R {
-        try access.withExclusive { try body(store) }
+        try exclusively { try body(store) }
     }
 
     /// Runs `body`, which only reads, beside other reads, on the calling thread (as `perform`).
     /// The stores are safe for concurrent calls: their own state sits behind a lock of theirs.
     public func read<R>(_ body: (any VaultStore) throws -> R) throws -> R {
         try access.withShared { try body(store) }
+    }
+
+    /// Makes `cache` one that every exclusive section (writes, lock, unlock, migrate, passphrase
+    /// change, auto-lock) empties before the next read can run.
+    func register(_ cache: any StoreCacheClearing) {
+        caches.withLock { $0.append(cache) }
+    }
+
+    /// `body` with the write side held; the caches are emptied before it is released, whether
+    /// `body` changed anything or threw.
+    private func exclusively<R>(_ body: () throws -> R) rethrows -> R {
+        try access.withExclusive {
+            defer { for cache in caches.withLock({ $0 }) { cache.clear() } }
+            return try body()
+        }
     }
 
     /// A client request that touches items is starting or has ended: auto-lock counts from here.
@@ -89,7 +106,7 @@ public final class ActiveStore: @unchecked Sendable {
     /// Records (or clears) the reason the store is locked, for `status`. An explicit lock or
     /// unlock supersedes a failed passphrase source: it is not tried again behind the user's back.
     public func setLockReason(_ reason: String?) {
-        access.withExclusive { (lockReason, sourceFailure) = (reason, nil) }
+        exclusively { (lockReason, sourceFailure) = (reason, nil) }
         if reason == nil { notifyUnlocked() }
     }
 
@@ -112,7 +129,7 @@ public final class ActiveStore: @unchecked Sendable {
     public func unlockAsync(from source: PassphraseSource, environment: [String: String], done: @escaping @Sendable (Error?) -> Void) {
         let holding = DispatchSemaphore(value: 0)
         worker.async {
-            let error = self.access.withExclusive {
+            let error = self.exclusively {
                 holding.signal()
                 return self.unlock(from: source, environment: environment)
             }
@@ -141,7 +158,7 @@ public final class ActiveStore: @unchecked Sendable {
     /// when the store is now unlocked. Otherwise the locked error is given the recorded reason,
     /// so it names the real cause rather than only "locked".
     public func explainLocked(_ error: VaultError) -> (unlocked: Bool, error: VaultError) {
-        access.withExclusive {
+        exclusively {
             if let failure = sourceFailure, failure.source.filePath.flatMap({ try? FileStatus.of($0) }) != failure.file,
                unlock(from: failure.source, environment: failure.environment) == nil {
                 return (true, error)
@@ -153,13 +170,13 @@ public final class ActiveStore: @unchecked Sendable {
 
     /// Replaces why the store in use was chosen, for `status`.
     public func setReason(_ newReason: String) {
-        access.withExclusive { reason = newReason }
+        exclusively { reason = newReason }
     }
 
     /// Locks the store when no client request has used it for `idle` seconds; waits for a write
     /// in progress (call it from a queue of its own, as vaultd's auto-lock timer does).
     public func lockIfIdle(for idle: Double, logger: Logger) {
-        access.withExclusive {
+        exclusively {
             guard Clock.monotonicSeconds() - Double(bitPattern: lastUse.load(ordering: .relaxed)) >= idle, !store.status().isLocked else { return }
             try? store.lock()
             sourceFailure = nil

@@ -1,0 +1,52 @@
+/// An audit record's JSON (the plaintext vaultd seals into one line of audit.log), written
+/// straight into one exact-size buffer: keys in sorted order, absent fields left out, strings
+/// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`, byte for byte what it
+/// writes with `[.sortedKeys, .withoutEscapingSlashes]` (tests compare the two). `JSONDecoder`
+/// reads it back; `JSONEncoder` took about half of a cached `get`'s instructions once the
+/// caller and the rules were cached.
+public enum AuditEntryEncoder {
+    public static func encode(_ entry: AuditEntryBody) -> [UInt8] {
+        var count = 0
+        write(entry) { _ in count += 1 }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var position = 0
+            write(entry) { byte in
+                buffer[position] = byte
+                position += 1
+            }
+            initialized = position
+        }
+    }
+
+    private static func write(_ entry: AuditEntryBody, _ put: (UInt8) -> Void) {
+        var first = true
+        func key(_ name: StaticString) {
+            put(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            first = false
+            put(UInt8(ascii: "\""))
+            name.withUTF8Buffer { for byte in $0 { put(byte) } }
+            put(UInt8(ascii: "\""))
+            put(UInt8(ascii: ":"))
+        }
+        func field(_ name: StaticString, _ value: String?) {
+            guard let value else { return }
+            key(name)
+            JSONString.quoted(value, put)
+        }
+        field("account", entry.account)
+        field("exe", entry.exe)
+        field("grant", entry.grant)
+        field("op", entry.op)
+        if let pid = entry.pid {
+            key("pid")
+            for byte in String(pid).utf8 { put(byte) }
+        }
+        field("result", entry.result)
+        field("script", entry.script)
+        field("service", entry.service)
+        field("time", entry.time)
+        field("unit", entry.unit)
+        if first { put(UInt8(ascii: "{")) }
+        put(UInt8(ascii: "}"))
+    }
+}
