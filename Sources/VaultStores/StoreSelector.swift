@@ -15,6 +15,11 @@ public enum StoreSelector {
     public struct Selection {
         public let store: any VaultStore
         public let reason: String
+
+        public init(store: any VaultStore, reason: String) {
+            self.store = store
+            self.reason = reason
+        }
     }
 
     public static func preference(_ text: String?) throws -> Preference {

@@ -317,7 +317,7 @@ import VaultCore
             print('long value', create({'a': 'v' * 2000}))
             print('long name', create({'n' * 300: 'v'}))
             print('control', create({'a': 'line\\nbreak'}))
-            print('reserved', create({'vault.key.username': 'x'}))
+            print('empty name', create({'': 'x'}))
             print('huge secret', create({'a': 'b'}, secret=b'x' * (64 * 1024 + 1)))
             print('long label', create({'a': 'b'}, label='l' * 2000))
             print('plain with iv', create({'a': 'b'}, params=b'0' * 16))
@@ -336,7 +336,7 @@ import VaultCore
         #expect(client.line() == "their secrets \(noSession)")
         #expect(client.line() == "close theirs \(noSession)")
         #expect(client.line() == "made up session \(noSession)")
-        for name in ["many", "long value", "long name", "control", "reserved", "huge secret", "long label", "plain with iv"] {
+        for name in ["many", "long value", "long name", "control", "empty name", "huge secret", "long label", "plain with iv"] {
             #expect(client.line() == "\(name) \(invalid)")
         }
         #expect(client.line() == "their session create \(noSession)")

@@ -1,6 +1,7 @@
 import Testing
 import VaultCore
 import VaultDaemon
+import VaultTestSupport
 
 /// `--secret-service-provider`, `VAULT_SECRET_SERVICE_PROVIDER` and the prompt time-out.
 @Suite struct SecretServiceProviderConfigurationTests {
@@ -34,5 +35,22 @@ import VaultDaemon
                     && (problem.message.contains("auto, on or off") || problem.message.contains("needs a value") || problem.message.contains("duration"))
             }
         }
+    }
+
+    /// The D-Bus activation file runs `vaultd --secret-service-provider on`: with `backend auto`
+    /// it must not ask the bus for a Secret Service (the bus would hold the question until the
+    /// activation of vaultd itself is over). The bus here is a socket nobody answers on.
+    @Test func providerModeOnPicksTheFileStoreWithoutAskingTheBus() throws {
+        let directory = TemporaryDirectory()
+        let bus = directory.file("silent-bus")
+        let listener = try UnixSocket.stream()
+        defer { listener.close() }
+        try UnixSocket.bind(listener, path: bus)
+        try UnixSocket.listen(listener, backlog: 4)
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus)", "XDG_DATA_HOME": directory.path]
+        let on = try #require(try parse(["--secret-service-provider", "on"], environment))
+        let selection = StoreCatalog(configuration: on).select()
+        #expect(selection.store.kind == .file)
+        #expect(selection.reason.contains("to be the Secret Service"), "\(selection.reason)")
     }
 }

@@ -46,6 +46,37 @@ import VaultStores
         }
     }
 
+    /// docker-credential-secretservice writes a lone `username`: an item with a made-up key keeps
+    /// it as it is (on disk too), is found by it, and shows it; a keyed item cannot hold one.
+    @Test(arguments: StoreSemanticsTests.Backend.allCases)
+    func itemsWithMadeUpKeysKeepALoneUsernameOrService(_ backend: StoreSemanticsTests.Backend) throws {
+        let fixture = try StoreSemanticsTests.makeStore(backend)
+        defer { withExtendedLifetime(fixture) {} }
+        let store = fixture.store
+        let docker = try ItemKey(service: ItemKey.attributeOnlyService, account: "00112233445566778899aabbccddeeff")
+        let attributes = ["username": "robot", "server": "https://registry.example", "docker_cli": "1"]
+        try store.set(docker, secret: SecretBytes(utf8: "pw"), changes: ItemChanges(attributes: attributes))
+        let stored = try store.get(docker).info
+        #expect(stored.attributes == attributes && stored.secretServiceAttributes == attributes)
+        #expect(try store.items(matching: ["username": "robot"]).map(\.key) == [docker])
+        let lone = try ItemKey(service: ItemKey.attributeOnlyService, account: "ffeeddccbbaa99887766554433221100")
+        try store.set(lone, secret: SecretBytes(utf8: "s"), changes: ItemChanges(attributes: ["service": "only-a-service"]))
+        // A search by service finds vault's items of that service and made-up ones that have it.
+        let named = try ItemKey(service: "only-a-service", account: "me")
+        try store.set(named, secret: SecretBytes(utf8: "n"), changes: ItemChanges())
+        #expect(try store.items(matching: ["service": "only-a-service"]).map(\.key) == [named, lone])
+        if case .file = backend, let file = store as? EncryptedFileStore {
+            let reopened = fastStore(file.path)
+            try reopened.unlock(passphrase: testPassphrase)
+            #expect(try reopened.get(docker).info.attributes == attributes)
+        }
+        // vault's own items: service and username are the key, never other attributes.
+        let keyed = try ItemKey(service: "svc", account: "acct")
+        #expect(throws: VaultError.self) { try store.set(keyed, secret: SecretBytes(utf8: "x"), changes: ItemChanges(attributes: ["username": "other"])) }
+        #expect(throws: VaultError.self) { try store.set(keyed, secret: SecretBytes(utf8: "x"), changes: ItemChanges(attributes: ["service": "other"])) }
+        #expect(throws: VaultError.notFound(keyed)) { try store.get(keyed) }
+    }
+
     @Test(arguments: StoreSemanticsTests.Backend.allCases)
     func badAttributesAreRefusedAndNothingChanges(_ backend: StoreSemanticsTests.Backend) throws {
         let fixture = try StoreSemanticsTests.makeStore(backend)

@@ -5,7 +5,8 @@
 /// `application`, one by docker-credential-secretservice has `server` and `docker_cli`); the key's
 /// two are never in it. Items created over vault's Secret Service front door without usable
 /// `service` and `username` attributes are kept under `ItemKey.attributeOnlyService` with an
-/// account vault makes up; their attributes are then exactly `ItemInfo.attributes`.
+/// account vault makes up; their attributes are then exactly `ItemInfo.attributes`, which may
+/// hold a lone `service` or `username` (docker-credential-secretservice writes `username`).
 public enum ItemAttributes {
     /// The attributes that are vault's key, not kept in `ItemInfo.attributes`.
     public static let keyNames: Set<String> = ["service", "username"]
@@ -14,8 +15,9 @@ public enum ItemAttributes {
 
     /// Why `attributes` cannot be an item's other attributes, or nil: more than
     /// `ItemLimits.maxAttributes`, a name empty or over `ItemLimits.maxAttributeNameBytes`, a value
-    /// over `ItemLimits.maxAttributeValueBytes`, a control character in either, or one of `keyNames`.
-    public static func problem(with attributes: [String: String]) -> String? {
+    /// over `ItemLimits.maxAttributeValueBytes`, a control character in either, or one of
+    /// `keyNames` unless the item's key is made up (`ItemKey.isAttributeOnly`).
+    public static func problem(with attributes: [String: String], keyIsMadeUp: Bool = false) -> String? {
         if attributes.count > ItemLimits.maxAttributes {
             return "\(attributes.count) attributes; the limit is \(ItemLimits.maxAttributes)"
         }
@@ -25,7 +27,7 @@ public enum ItemAttributes {
                 return "an attribute name is \(name.utf8.count) bytes; the limit is \(ItemLimits.maxAttributeNameBytes)"
             }
             if name.containsControlCharacter { return "an attribute name must not contain control characters" }
-            if keyNames.contains(name) { return "'\(name)' is part of the item's key, not one of its other attributes" }
+            if keyNames.contains(name), !keyIsMadeUp { return "'\(name)' is part of the item's key, not one of its other attributes" }
             if value.utf8.count > ItemLimits.maxAttributeValueBytes {
                 return "attribute '\(name)' is \(value.utf8.count) bytes; the limit is \(ItemLimits.maxAttributeValueBytes)"
             }

@@ -20,7 +20,9 @@ public struct ItemChanges: Sendable, Equatable {
         self.contentType = contentType
     }
 
-    public func validate() throws {
+    /// Checks every value given; `key` is the item written (attribute names depend on it:
+    /// `ItemAttributes.problem(with:keyIsMadeUp:)`).
+    public func validate(for key: ItemKey? = nil) throws {
         if let label, label.utf8.count > ItemLimits.maxLabelBytes {
             throw VaultError.invalidInput("label is \(label.utf8.count) bytes; the limit is \(ItemLimits.maxLabelBytes)")
         }
@@ -30,7 +32,7 @@ public struct ItemChanges: Sendable, Equatable {
         if let comment, comment.utf8.count > ItemLimits.maxCommentBytes {
             throw VaultError.invalidInput("comment is \(comment.utf8.count) bytes; the limit is \(ItemLimits.maxCommentBytes)")
         }
-        if let attributes, let problem = ItemAttributes.problem(with: attributes) { throw VaultError.invalidInput(problem) }
+        if let attributes, let problem = ItemAttributes.problem(with: attributes, keyIsMadeUp: key?.isAttributeOnly ?? false) { throw VaultError.invalidInput(problem) }
         if let contentType, let problem = ItemAttributes.problem(withContentType: contentType) {
             throw VaultError.invalidInput(problem)
         }

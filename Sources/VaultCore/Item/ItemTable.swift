@@ -26,7 +26,7 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     public func metadataForWrite(
         _ key: ItemKey, changes: ItemChanges, mustBeNew: Bool, now: Int64
     ) throws -> ItemInfo {
-        try changes.validate()
+        try changes.validate(for: key)
         guard let existing = entries[key] else {
             return ItemInfo(
                 key: key, label: changes.label ?? ItemChanges.defaultLabel(for: key),

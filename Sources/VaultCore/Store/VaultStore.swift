@@ -43,7 +43,11 @@ extension VaultStore {
     public var refreshLockPath: String? { nil }
     public func unaddressable(service: String?) throws -> [UnaddressableItem] { [] }
     public func items(matching attributes: [String: String]) throws -> [ItemInfo] {
-        try list(service: attributes["service"]).filter { $0.matches(attributes) }
+        guard let service = attributes["service"], service != ItemKey.attributeOnlyService else {
+            return try list(service: nil).filter { $0.matches(attributes) }
+        }
+        // Items with that service, and those with made-up keys that have it as an attribute.
+        return try (list(service: service) + list(service: ItemKey.attributeOnlyService)).filter { $0.matches(attributes) }.sorted { $0.key < $1.key }
     }
     public func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo] {
         Array(try list(service: service).lazy.filter { after == nil || $0.key > after! }.prefix(limit))

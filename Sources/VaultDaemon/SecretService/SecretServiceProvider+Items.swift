@@ -105,8 +105,8 @@ extension SecretServiceProvider {
             label = text
         }
         let (value, contentType) = try self.secret(in: secret, caller: caller)
-        let (named, others) = try SecretServiceAttributes.split(attributes)
-        if let problem = ItemAttributes.problem(with: others) { throw BusError.invalidArgs(problem) }
+        let (named, others) = SecretServiceAttributes.split(attributes)
+        if let problem = ItemAttributes.problem(with: others, keyIsMadeUp: named == nil) { throw BusError.invalidArgs(problem) }
         store.recordUse()
         defer { store.recordUse() }
         let (key, existed) = try store.perform { store -> (ItemKey, Bool) in

@@ -89,12 +89,12 @@ extension SecretServiceProvider {
     /// New attributes for the item at `key`. When they name another key (`service` and
     /// `username`), the item moves there: a new path, announced as one item deleted and one created.
     private func changeAttributes(of key: ItemKey, to attributes: [String: String], path: String) throws {
-        let (named, others) = try SecretServiceAttributes.split(attributes)
+        let (named, others) = SecretServiceAttributes.split(attributes)
         let target = named ?? (key.isAttributeOnly ? key : nil)
         guard let target else {
             throw BusError.invalidArgs("this item's service and username are its key in vault; to keep other attributes only, create a new item")
         }
-        if let problem = ItemAttributes.problem(with: others) { throw BusError.invalidArgs(problem) }
+        if let problem = ItemAttributes.problem(with: others, keyIsMadeUp: target.isAttributeOnly) { throw BusError.invalidArgs(problem) }
         try store.perform { store in
             guard let item = try Self.visible(key, in: store) else { throw BusError.noSuchObject(path) }
             let changes = ItemChanges(label: item.info.label, comment: item.info.comment, attributes: others, contentType: item.info.contentType)

@@ -19,8 +19,16 @@ public struct StoreCatalog: Sendable {
     }
 
     /// The store to start with, and why (for the log and `status`).
+    /// With `--secret-service-provider on` (what the D-Bus activation file runs) and `auto`, the
+    /// file store without asking the bus: vaultd is to be the Secret Service, which needs its file
+    /// store, and asking for one would wait for the activation of vaultd itself.
     public func select() -> StoreSelector.Selection {
-        StoreSelector.select(
+        if configuration.secretServiceProvider == .on, configuration.backend == .auto {
+            return StoreSelector.Selection(
+                store: fileStore(),
+                reason: "auto: vaultd is to be the Secret Service (\(configuration.secretServiceProviderOrigin) is 'on'), which serves the encrypted file store")
+        }
+        return StoreSelector.select(
             configuration.backend, origin: configuration.backendOrigin, environment: configuration.environment,
             secretServiceTimeout: configuration.secretServiceTimeout,
             fileStore: fileStore)

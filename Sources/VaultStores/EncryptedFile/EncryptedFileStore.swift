@@ -204,7 +204,7 @@ public final class EncryptedFileStore: PassphraseProtected {
 
     private func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {
         try ItemTable<SealedRecord>.checkSecret(secret)
-        try changes.validate()
+        try changes.validate(for: key)
         return try mutate { vault in
             let change = try Self.seal(key, secret: secret, changes: changes, mustBeNew: mustBeNew, now: Clock.nowMilliseconds(), vault)
             guard case .upsert(let info, _) = change else { preconditionFailure("a write seals an upsert") }
@@ -218,7 +218,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     public func add(_ items: [(key: ItemKey, secret: SecretBytes, changes: ItemChanges)]) throws {
         for item in items {
             try ItemTable<SealedRecord>.checkSecret(item.secret)
-            try item.changes.validate()
+            try item.changes.validate(for: item.key)
         }
         try mutate { vault in
             let now = Clock.nowMilliseconds()

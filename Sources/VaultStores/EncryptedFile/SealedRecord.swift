@@ -65,6 +65,7 @@ struct SealedRecord: Sendable {
             do { key = try ItemKey(service: service, account: account) } catch {
                 throw ByteReader.Error(description: "invalid item name: \(error)")
             }
+            if let problem = ItemAttributes.problem(with: attributes, keyIsMadeUp: key.isAttributeOnly) { throw ByteReader.Error(description: problem) }
             return ItemInfo(
                 key: key, label: label, comment: comment, kind: kind, created: created, modified: modified,
                 attributes: attributes, contentType: contentType)
@@ -72,7 +73,8 @@ struct SealedRecord: Sendable {
     }
 
     /// The attribute count and pairs: at most `ItemLimits.maxAttributes`, names in strictly
-    /// increasing byte order (so none twice), each pair as `ItemAttributes` allows.
+    /// increasing byte order (so none twice); the caller checks them against the item's key
+    /// (`ItemAttributes.problem(with:keyIsMadeUp:)`).
     private static func readAttributes(_ reader: inout ByteReader) throws -> [String: String] {
         let count = try reader.readUInt32("attribute count")
         guard count <= ItemLimits.maxAttributes else {
@@ -92,7 +94,6 @@ struct SealedRecord: Sendable {
             }
             previous = name
         }
-        if let problem = ItemAttributes.problem(with: attributes) { throw ByteReader.Error(description: problem) }
         return attributes
     }
 

@@ -151,7 +151,7 @@ public final class SecretServiceStore: VaultStore {
 
     private func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {
         try ItemTable<SecretBytes>.checkSecret(secret)
-        try changes.validate()
+        try changes.validate(for: key)
         return try withService { connection in
             let existing = try self.items(connection, key: key, loadSecrets: false)
             if !existing.isEmpty {
