@@ -110,7 +110,9 @@ import VaultCore
         for index in 0..<count {
             if try keyring.secretTool(["lookup", "service", "mig", "username", "item-\(index)"]).text == "secret-\(index)" { inKeyring += 1 }
         }
-        if killPoint.hasPrefix("copied") { #expect(inKeyring == count) } else { #expect(inKeyring < count && inKeyring >= count - 12) }
+        // (Removed some, not all: how many more went between the log line and the kill depends on
+        // the machine's load; a CI run under load saw more than 12.)
+        if killPoint.hasPrefix("copied") { #expect(inKeyring == count) } else { #expect(inKeyring <= count - 10 && inKeyring > 0, "\(inKeyring) left") }
 
         // The restarted vaultd (auto: the file store, which now holds items) finishes the job:
         // it moves what the keyring still holds into the store it serves from.
