@@ -33,15 +33,17 @@ import VaultCore
         #expect(try vault.ctl("set", "guarded", "acct", input: "guarded-secret").status == 0)
         #expect(try vault.ctl("allow", "guarded", "acct", "/usr/bin/secret-tool").status == 0)
         #expect(try vault.ctl("set", "open", "acct", input: "open-secret").status == 0)
+        #expect(try vault.ctl("set", "guarded2", "acct", input: "other-guarded").status == 0)
+        #expect(try vault.ctl("allow", "guarded2", "acct", "/usr/bin/secret-tool").status == 0)
         let guarded = Self.itemPath("guarded", "acct"), moved = Self.itemPath("moved", "acct"), open = Self.itemPath("open", "acct")
         let refused = try PythonClient(provider, Self.setProperty + """
-            guarded, moved, opened = sys.argv[1:4]
+            guarded, moved, opened, guarded2 = sys.argv[1:5]
             session = call(SERVICE, 'Service', 'OpenSession', 'sv', 'plain', ('s', ''))[1]
             print('rename', set_property(guarded, 'Attributes', 'a{ss}', {'service': 'moved', 'username': 'acct'}))
             print('moved', call(moved, 'Item', 'GetSecret', 'o', session))
-            print('gets', call(SERVICE, 'Service', 'GetSecrets', 'aoo', [opened, guarded], session))
+            print('gets', call(SERVICE, 'Service', 'GetSecrets', 'aoo', [opened, guarded2], session))
             print('label', set_property(opened, 'Label', 's', 'relabelled'))
-            """, arguments: [guarded, moved, open])
+            """, arguments: [guarded, moved, open, Self.itemPath("guarded2", "acct")])
         #expect(refused.line() == "rename org.freedesktop.DBus.Error.AccessDenied")
         #expect(refused.line() == "moved org.freedesktop.Secret.Error.NoSuchObject")
         #expect(refused.line() == "gets org.freedesktop.DBus.Error.AccessDenied")
