@@ -170,12 +170,7 @@ import VaultCore
     }
 
     @Test func promptsNobodyStartsExpireAndAreCappedOverall() throws {
-        let provider = try Provider(start: false)
-        let vault = provider.vault
-        vault.environment["VAULT_SECRET_SERVICE_PROMPT_TIMEOUT"] = "8"
-        try provider.start()
-        #expect(try vault.ctl("set", "svc", "acct", input: "x").status == 0)
-        #expect(try vault.ctl("lock").status == 0)
+        let provider = try Provider.locked(promptTimeout: "8", secret: "x")
         let client = try PythonClient(provider, """
             import time
             def unlock(conn):
