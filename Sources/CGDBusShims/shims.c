@@ -1,6 +1,8 @@
 #include "CGDBusShims.h"
 
+#include <gio/gunixfdlist.h>
 #include <string.h>
+#include <unistd.h>
 
 struct vault_dbus_server {
     GMainContext *context;
@@ -201,18 +203,29 @@ GVariant *vault_variant_new_bytes(const void *bytes, gsize length) {
 }
 
 gboolean vault_dbus_sender_credentials(vault_dbus_server *server, const char *sender, gint timeout_ms,
-                                       guint32 *uid, guint32 *pid, gboolean *has_pid, GError **error) {
-    GVariant *reply = g_dbus_connection_call_sync(
+                                       guint32 *uid, guint32 *pid, gboolean *has_pid, int *process_fd,
+                                       GError **error) {
+    *process_fd = -1;
+    GUnixFDList *fds = NULL;
+    GVariant *reply = g_dbus_connection_call_with_unix_fd_list_sync(
         server->connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
         "GetConnectionCredentials", g_variant_new("(s)", sender), G_VARIANT_TYPE("(a{sv})"),
-        G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL, error);
+        G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL, &fds, NULL, error);
     if (reply == NULL) return FALSE;
     GVariant *dict = g_variant_get_child_value(reply, 0);
     gboolean has_uid = g_variant_lookup(dict, "UnixUserID", "u", uid);
     *has_pid = g_variant_lookup(dict, "ProcessID", "u", pid);
+    gint32 index = -1;
+    // ProcessFD (dbus-daemon 1.15.7+, dbus-broker): a pidfd the bus took when the caller connected.
+    if (fds != NULL && g_variant_lookup(dict, "ProcessFD", "h", &index) && index >= 0 &&
+        index < g_unix_fd_list_get_length(fds))
+        *process_fd = g_unix_fd_list_get(fds, index, NULL);
     g_variant_unref(dict);
     g_variant_unref(reply);
+    if (fds != NULL) g_object_unref(fds);
     if (!has_uid) {
+        if (*process_fd >= 0) close(*process_fd);
+        *process_fd = -1;
         g_set_error_literal(error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "the bus did not report the caller's uid");
         return FALSE;
     }

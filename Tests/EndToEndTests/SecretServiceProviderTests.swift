@@ -32,6 +32,17 @@ import VaultCore
             try waitForOwner()
         }
 
+        /// Serving with prompts dismissed after `promptTimeout` seconds, over a locked vault that
+        /// holds svc/acct = `secret`.
+        static func locked(promptTimeout: String, secret: String) throws -> Provider {
+            let provider = try Provider(start: false)
+            provider.vault.environment["VAULT_SECRET_SERVICE_PROMPT_TIMEOUT"] = promptTimeout
+            try provider.start()
+            #expect(try provider.vault.ctl("set", "svc", "acct", input: secret).status == 0)
+            #expect(try provider.vault.ctl("lock").status == 0)
+            return provider
+        }
+
         func nameHasOwner() throws -> Bool {
             try vault.run(["/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
                            "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets"]).text.contains("boolean true")
@@ -233,12 +244,8 @@ import VaultCore
     }
 
     @Test func aLockedVaultShowsLockedItemsAndUnlocksPromptsCompleteOrAreDismissedInTime() throws {
-        let provider = try Provider(start: false)
+        let provider = try Provider.locked(promptTimeout: "3", secret: "locked-away")
         let vault = provider.vault
-        vault.environment["VAULT_SECRET_SERVICE_PROMPT_TIMEOUT"] = "3"
-        try provider.start()
-        #expect(try vault.ctl("set", "svc", "acct", input: "locked-away").status == 0)
-        #expect(try vault.ctl("lock").status == 0)
         let item = Self.itemPath("svc", "acct")
 
         // Locked: the collection and items say so, secrets are refused, Unlock gives a prompt

@@ -50,8 +50,10 @@ GVariant *vault_variant_new_array(const char *child_type, GVariant *const *child
 /// A copy of `length` bytes as `ay`.
 GVariant *vault_variant_new_bytes(const void *bytes, gsize length);
 /// The unix uid and pid the bus daemon reports for `sender` (GetConnectionCredentials, bounded
-/// by `timeout_ms`); FALSE with `error` set.
+/// by `timeout_ms`), and in `process_fd` the pidfd the bus took for it (ProcessFD, the caller's
+/// to close) when the bus gives one, else -1; FALSE with `error` set.
 gboolean vault_dbus_sender_credentials(vault_dbus_server *server, const char *sender, gint timeout_ms,
-                                       guint32 *uid, guint32 *pid, gboolean *has_pid, GError **error);
+                                       guint32 *uid, guint32 *pid, gboolean *has_pid, int *process_fd,
+                                       GError **error);
 
 #endif

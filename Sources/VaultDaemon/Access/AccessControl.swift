@@ -100,10 +100,11 @@ final class AccessControl: Sendable {
         case .always:
             context.grant = "approved always"
             if let principal { try allow(item, path: principal.path, hash: principal.hash) }
-        case .deny, .timedOut, .approverGone:
+        case .deny, .timedOut, .approverGone, .tooManyWaiting:
             let why = switch answer {
             case .deny: "the approver denied it"
             case .timedOut: "the approver gave no answer within \(broker.timeout.secondsText) s"
+            case .tooManyWaiting: "\(ApprovalBroker.maxPendingPerCaller) requests of this process wait for the approver already (answer them first)"
             default: "the approver went away before answering"
             }
             record(op: "approve", item: item, result: VaultErrorCode.denied.rawValue, caller: caller, grant: why)

@@ -55,6 +55,19 @@ struct AccessRules: Codable, Sendable, Equatable {
         items.sort { ($0.service, $0.account) < ($1.service, $1.account) }
     }
 
+    /// Gives the rules of `key` to `target` (replacing any it had), or drops them when `target`
+    /// is nil: for an item moved to another key, or deleted, so no rule stays behind on a key
+    /// its item left.
+    mutating func move(_ key: ItemKey, to target: ItemKey?) {
+        let moved = entry(key)
+        update(key) { $0 = Entry(service: key.service, account: key.account, confirm: false, allow: []) }
+        guard let target else { return }
+        update(target) { entry in
+            entry.confirm = moved?.confirm ?? false
+            entry.allow = moved?.allow ?? []
+        }
+    }
+
     func verdict(for key: ItemKey, caller: CallerIdentity) -> Verdict {
         guard let entry = entry(key), !entry.allow.isEmpty || entry.confirm else { return .unguarded }
         let programs = caller.programs

@@ -15,7 +15,13 @@ final class ApprovalBroker: Sendable {
         case timedOut
         /// Every approver disconnected before answering.
         case approverGone
+        /// The caller's process has `maxPendingPerCaller` requests waiting already: refused at
+        /// once, so one process cannot hold every thread that answers requests.
+        case tooManyWaiting
     }
+
+    /// Requests of one process (by pid) that may wait for the approver at once.
+    static let maxPendingPerCaller = 8
 
     private struct Pending {
         var id: Int
@@ -48,17 +54,19 @@ final class ApprovalBroker: Sendable {
     /// Asks the approvers about `caller` reading `item`, and waits for the answer (or the timeout).
     /// Refuses at once, with what to do, when no approver is running.
     func ask(op: String, item: ItemKey, caller: CallerIdentity) throws -> Answer {
-        let id: Int? = state.withLock { state in
+        let id: Int?? = state.withLock { state in
             // An approver that went away while blocked in its long poll has not been removed yet.
             state.approvers = state.approvers.filter { !$0.value() }
             guard !state.approvers.isEmpty else { return nil }
+            guard state.pending.count(where: { $0.caller.pid == caller.pid && $0.answer == nil }) < Self.maxPendingPerCaller else { return .some(nil) }
             defer { state.nextID += 1 }
             state.pending.append(Pending(id: state.nextID, op: op, item: item, caller: caller, deadline: Clock.monotonicSeconds() + timeout))
             return state.nextID
         }
-        guard let id else {
+        guard let found = id else {
             throw VaultError.denied("\(item) needs approval and no approver is running: run 'vaultctl approve' in a terminal (or tmux pane) and try again, or allow the program with: vaultctl allow \(item.service.shellQuoted) \(item.account.shellQuoted) PROGRAM")
         }
+        guard let id = found else { return .tooManyWaiting }
         requests.wakeAll()
         while true {
             let ticket = answers.ticket()

@@ -39,6 +39,15 @@ final class PeerProcess: Sendable {
         pidfd = raw >= 0 ? FileDescriptor(rawValue: raw) : nil
     }
 
+    /// A process known by a pidfd taken elsewhere (the bus's ProcessFD, or pidfd_open right after
+    /// the bus reported the pid), owned from now on; nil: no rule will match it. No socket of its
+    /// own: `hasHungUp` is not for these.
+    init(pidfd: FileDescriptor?, pid: Int32) {
+        self.pid = pid
+        self.socket = FileDescriptor(rawValue: -1)
+        self.pidfd = pidfd
+    }
+
     func close() { pidfd?.close() }
 
     /// Whether the peer has closed its end of the connection (or the process is gone), without

@@ -29,9 +29,17 @@ final class BusVariant: @unchecked Sendable {
         return BusVariant(taking: g_variant_get_child_value(pointer, gsize(index))!)
     }
 
-    /// `s` or `o`.
+    /// Bytes the value takes serialized (a string's with its terminating NUL): known without
+    /// copying anything, so sizes are checked before a value is copied out.
+    var size: Int { Int(g_variant_get_size(pointer)) }
+
+    /// The longest `s` or `o` read by `string`: far more than any path, label, name or alias
+    /// vaultd takes, so a longer one is refused without being copied.
+    static let maxTextBytes = 4096
+
+    /// `s` or `o` of at most `maxTextBytes`.
     var string: String? {
-        guard isOf("s") || isOf("o") else { return nil }
+        guard isOf("s") || isOf("o"), size <= Self.maxTextBytes + 1 else { return nil }
         return String(cString: g_variant_get_string(pointer, nil))
     }
 
@@ -43,34 +51,49 @@ final class BusVariant: @unchecked Sendable {
         return BusVariant(taking: g_variant_get_variant(pointer)!)
     }
 
-    /// `ay`, copied into memory that is wiped when released.
-    var secretBytes: SecretBytes? {
-        guard isOf("ay") else { return nil }
+    /// `ay` of at most `limit` bytes (`what` names it in the error), copied into memory that is
+    /// wiped when released; the size is checked first.
+    func secretBytes(atMost limit: Int, _ what: String) throws(BusError) -> SecretBytes {
+        guard isOf("ay") else { throw .invalidArgs("\(what) is bytes (ay)") }
+        guard size <= limit else { throw .invalidArgs("\(what) is \(size) bytes; the limit is \(limit)") }
         var count: gsize = 0
         guard let data = g_variant_get_fixed_array(pointer, &count, 1) else { return SecretBytes.empty }
         return SecretBytes(copying: UnsafeRawBufferPointer(start: data, count: Int(count)))
     }
 
-    /// `ao`, or `as`.
-    var strings: [String]? {
+    /// `ao` or `as` of at most `limit` elements, each at most `maxTextBytes`; the count is
+    /// checked before anything is copied. nil for another type, or an element too long.
+    func strings(atMost limit: Int) throws(BusError) -> [String]? {
         guard isOf("ao") || isOf("as") else { return nil }
-        return (0..<childCount).compactMap { child($0)?.string }
-    }
-
-    /// `a{ss}`. Duplicate names (which GVariant allows) are refused: which one counts would be a guess.
-    var stringDictionary: [String: String]? {
-        guard isOf("a{ss}") else { return nil }
-        var result: [String: String] = [:]
+        guard childCount <= limit else { throw .limitsExceeded("\(childCount) objects in one call; the limit is \(limit)") }
+        var result: [String] = []
+        result.reserveCapacity(childCount)
         for index in 0..<childCount {
-            guard let entry = child(index), let name = entry.child(0)?.string, let value = entry.child(1)?.string else { return nil }
-            guard result.updateValue(value, forKey: name) == nil else { return nil }
+            guard let text = child(index)?.string else { throw .invalidArgs("an object path longer than \(Self.maxTextBytes) bytes") }
+            result.append(text)
         }
         return result
     }
 
-    /// `a{sv}`: the values, unboxed.
-    var variantDictionary: [String: BusVariant]? {
-        guard isOf("a{sv}") else { return nil }
+    /// `a{ss}` with names of at most `nameBytes` and values of at most `valueBytes` (each size
+    /// checked before it is copied). Duplicate names (which GVariant allows) are refused: which
+    /// one counts would be a guess.
+    func stringDictionary(nameBytes: Int, valueBytes: Int) throws(BusError) -> [String: String] {
+        guard isOf("a{ss}") else { throw .invalidArgs("attributes are a{ss}") }
+        var result: [String: String] = [:]
+        for index in 0..<childCount {
+            guard let entry = child(index), let nameValue = entry.child(0), let valueValue = entry.child(1) else { throw .invalidArgs("attributes are a{ss}") }
+            guard nameValue.size <= nameBytes + 1 else { throw .invalidArgs("an attribute name is \(nameValue.size - 1) bytes; the limit is \(nameBytes)") }
+            guard valueValue.size <= valueBytes + 1 else { throw .invalidArgs("an attribute value is \(valueValue.size - 1) bytes; the limit is \(valueBytes)") }
+            guard let name = nameValue.string, let value = valueValue.string else { throw .invalidArgs("attributes are a{ss}") }
+            guard result.updateValue(value, forKey: name) == nil else { throw .invalidArgs("an attribute name appears twice") }
+        }
+        return result
+    }
+
+    /// `a{sv}` of at most `limit` entries: the values, unboxed.
+    func variantDictionary(atMost limit: Int) -> [String: BusVariant]? {
+        guard isOf("a{sv}"), childCount <= limit else { return nil }
         var result: [String: BusVariant] = [:]
         for index in 0..<childCount {
             guard let entry = child(index), let name = entry.child(0)?.string, let value = entry.child(1)?.unboxed else { return nil }

@@ -6,15 +6,14 @@ import VaultCore
 /// keeps all its attributes as they are, a lone `service` or `username` too
 /// (docker-credential-secretservice writes `username`).
 enum SecretServiceAttributes {
-    /// The `a{ss}` a client sent, at most `ItemLimits.maxAttributes` pairs (checked before
-    /// anything is copied), each name once.
+    /// The `a{ss}` a client sent, at most `ItemLimits.maxAttributes` pairs of names and values
+    /// within the item limits (checked before anything is copied), each name once.
     static func parse(_ value: BusVariant) throws(BusError) -> [String: String] {
         guard value.isOf("a{ss}") else { throw .invalidArgs("attributes are a{ss}") }
         guard value.childCount <= ItemLimits.maxAttributes else {
             throw .invalidArgs("\(value.childCount) attributes; the limit is \(ItemLimits.maxAttributes)")
         }
-        guard let attributes = value.stringDictionary else { throw .invalidArgs("an attribute name appears twice") }
-        return attributes
+        return try value.stringDictionary(nameBytes: ItemLimits.maxAttributeNameBytes, valueBytes: ItemLimits.maxAttributeValueBytes)
     }
 
     /// The key `attributes` name (nil: the store makes one up) and the attributes the item keeps.

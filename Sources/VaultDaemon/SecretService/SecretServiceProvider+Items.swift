@@ -22,9 +22,16 @@ extension SecretServiceProvider {
         guard let key = SecretServicePath.key(ofItem: call.path) else { throw BusError.noSuchObject(call.path) }
         switch call.member {
         case "Delete":
+            // With its access rules, as the socket's delete: an item made again under the key
+            // starts unguarded, and no rule outlives its item.
             try store.perform { store in
                 guard try Self.visible(key, in: store) != nil else { throw BusError.noSuchObject(call.path) }
                 try store.delete(key)
+                var rules = try AccessRules.load(from: store)
+                if rules.entry(key) != nil {
+                    rules.move(key, to: nil)
+                    try rules.save(to: store)
+                }
             }
             store.recordUse()
             audit(.delete, key, sender: call.sender)
@@ -33,8 +40,10 @@ extension SecretServiceProvider {
         case "GetSecret":
             let session = try session(call.argument(0).string ?? "", of: call.sender)
             guard let item = try visibleItem(key) else { throw BusError.noSuchObject(call.path) }
-            try checkRead(key, sender: call.sender)
-            return .tuple([try session.encode(item.secret, contentType: item.info.contentType)])
+            let context = try checkRead(key, op: .get, caller: identity(of: call.sender))
+            let secret = try session.encode(item.secret, contentType: item.info.contentType)
+            audit(.get, key, result: "ok", context)
+            return .tuple([secret])
         case "SetSecret":
             let (secret, contentType) = try secret(in: call.argument(0), caller: call.sender)
             try store.perform { store in
@@ -82,9 +91,13 @@ extension SecretServiceProvider {
     /// the caller's own session.
     func secret(in secret: BusVariant, caller: String) throws -> (SecretBytes, String) {
         let session = try session(secret.child(0)?.string ?? "", of: caller)
-        guard let parameters = secret.child(1)?.secretBytes, let value = secret.child(2)?.secretBytes, let contentType = secret.child(3)?.string else {
+        guard let parametersValue = secret.child(1), let valueValue = secret.child(2), let contentType = secret.child(3)?.string else {
             throw BusError.invalidArgs("a secret is (oayays)")
         }
+        // Sizes before copies: parameters are an IV at most, the value the largest secret
+        // padded to a whole AES block.
+        let parameters = try parametersValue.secretBytes(atMost: 64, "the secret's parameters")
+        let value = try valueValue.secretBytes(atMost: ItemLimits.maxSecretBytes + AESCBC.blockSize, "the secret")
         if let problem = ItemAttributes.problem(withContentType: contentType) { throw BusError.invalidArgs(problem) }
         let plaintext = try session.decode(parameters: parameters, value: value)
         guard plaintext.count <= ItemLimits.maxSecretBytes else {
@@ -94,14 +107,14 @@ extension SecretServiceProvider {
     }
 
     private func createItem(properties: BusVariant, secret: BusVariant, replace: Bool, caller: String) throws -> BusValue {
-        guard let properties = properties.variantDictionary else { throw BusError.invalidArgs("properties are a{sv}") }
+        guard let properties = properties.variantDictionary(atMost: 64) else { throw BusError.invalidArgs("properties are a{sv}, at most 64 of them") }
         var attributes: [String: String] = [:]
         if let given = properties["org.freedesktop.Secret.Item.Attributes"] {
             attributes = try SecretServiceAttributes.parse(given)
         }
         var label: String?
         if let given = properties["org.freedesktop.Secret.Item.Label"] {
-            guard let text = given.string else { throw BusError.invalidArgs("Label is a string") }
+            guard let text = given.string else { throw BusError.invalidArgs("Label is a string of at most \(ItemLimits.maxLabelBytes) bytes") }
             label = text
         }
         let (value, contentType) = try self.secret(in: secret, caller: caller)

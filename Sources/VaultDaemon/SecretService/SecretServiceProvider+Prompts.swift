@@ -14,7 +14,10 @@ extension SecretServiceProvider {
         var started = false
     }
 
+    /// Prompts one connection may hold, and all of them together. One never started is
+    /// dropped after `promptTimeout` too.
     static let promptsPerCaller = 64
+    static let maxPrompts = 1024
 
     /// Unlock: the objects at once when the vault is unlocked; otherwise a prompt for them.
     func unlock(_ objects: [String], caller: String) throws -> BusValue {
@@ -23,12 +26,21 @@ extension SecretServiceProvider {
             return .tuple([.objectPaths(lockable), .objectPath(SecretServicePath.none)])
         }
         let path = newPath(SecretServicePath.promptPrefix)
-        let made = state.withLock { state -> Bool in
-            guard state.prompts.values.count(where: { $0.owner == caller }) < Self.promptsPerCaller else { return false }
+        let made = state.withLock { state -> Bool? in
+            // Only for a caller still on the bus (`vanished` drops a caller's prompts with it).
+            guard state.callers[caller] != nil else { return nil }
+            guard state.prompts.count < Self.maxPrompts, state.prompts.values.count(where: { $0.owner == caller }) < Self.promptsPerCaller else { return false }
             state.prompts[path] = PendingPrompt(owner: caller, objects: lockable)
             return true
         }
-        guard made else { throw BusError.limitsExceeded("too many prompts open on this connection: complete or dismiss them") }
+        guard let made else { throw BusError.failed("the caller left the bus") }
+        guard made else { throw BusError.limitsExceeded("too many prompts open (at most \(Self.promptsPerCaller) per connection): complete or dismiss them") }
+        // A prompt nobody starts goes after the time-out too (a started one has its own).
+        queue.asyncAfter(deadline: .now() + promptTimeout) { [self] in
+            state.withLock { state in
+                if state.prompts[path]?.started == false { state.prompts[path] = nil }
+            }
+        }
         return .tuple([.objectPaths([]), .objectPath(path)])
     }
 

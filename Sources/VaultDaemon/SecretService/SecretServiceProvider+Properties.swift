@@ -16,7 +16,7 @@ extension SecretServiceProvider {
             return .tuple([.dictionary(valueType: "v", try propertyValues(interface, path: call.path).map { ($0.0, .variant($0.1)) })])
         case "Set":
             guard let value = call.argument(2).unboxed else { throw BusError.invalidArgs("Set takes a variant") }
-            try setProperty(interface, call.argument(1).string ?? "", value, path: call.path)
+            try setProperty(interface, call.argument(1).string ?? "", value, path: call.path, sender: call.sender)
             return nil
         default:
             throw BusError.notSupported("no method \(call.member)")
@@ -65,7 +65,7 @@ extension SecretServiceProvider {
         try store.read { try $0.items(matching: [:]) }.filter { $0.kind == .secret }
     }
 
-    private func setProperty(_ interface: String, _ name: String, _ value: BusVariant, path: String) throws {
+    private func setProperty(_ interface: String, _ name: String, _ value: BusVariant, path: String, sender: String) throws {
         guard interface == "org.freedesktop.Secret.Item", let key = SecretServicePath.key(ofItem: path) else {
             throw BusError.notSupported("vaultd's collection is the whole vault: its \(name) cannot be changed")
         }
@@ -73,28 +73,34 @@ extension SecretServiceProvider {
         defer { store.recordUse() }
         switch name {
         case "Label":
-            guard let label = value.string else { throw BusError.invalidArgs("Label is a string") }
+            guard let label = value.string else { throw BusError.invalidArgs("Label is a string of at most \(ItemLimits.maxLabelBytes) bytes") }
             try store.perform { store in
                 guard let item = try Self.visible(key, in: store) else { throw BusError.noSuchObject(path) }
                 try store.set(key, secret: item.secret, changes: ItemChanges(label: label))
             }
+            audit(.set, key, sender: sender)
             emitCollectionSignal("ItemChanged", item: path)
         case "Attributes":
-            try changeAttributes(of: key, to: try SecretServiceAttributes.parse(value), path: path)
+            try changeAttributes(of: key, to: try SecretServiceAttributes.parse(value), path: path, sender: sender)
         default:
             throw BusError.invalidArgs("\(name) cannot be set")
         }
     }
 
     /// New attributes for the item at `key`. When they name another key (`service` and
-    /// `username`), the item moves there: a new path, announced as one item deleted and one created.
-    private func changeAttributes(of key: ItemKey, to attributes: [String: String], path: String) throws {
+    /// `username`), the item moves there: a new path, announced as one item deleted and one
+    /// created. A move hands the secret out under another key, so the caller must pass the check
+    /// a read of the old item needs (its rules, or the approver), and the item's rules go with it
+    /// in the same exclusive section (replacing any the new key had): no rule stays behind for a
+    /// program to escape by renaming.
+    private func changeAttributes(of key: ItemKey, to attributes: [String: String], path: String, sender: String) throws {
         let (named, others) = SecretServiceAttributes.split(attributes)
         let target = named ?? (key.isAttributeOnly ? key : nil)
         guard let target else {
             throw BusError.invalidArgs("this item's service and username are its key in vault; to keep other attributes only, create a new item")
         }
         if let problem = ItemAttributes.problem(with: others, keyIsMadeUp: target.isAttributeOnly) { throw BusError.invalidArgs(problem) }
+        let context = target == key ? nil : try checkRead(key, op: .set, caller: identity(of: sender))
         try store.perform { store in
             guard let item = try Self.visible(key, in: store) else { throw BusError.noSuchObject(path) }
             let changes = ItemChanges(label: item.info.label, comment: item.info.comment, attributes: others, contentType: item.info.contentType)
@@ -108,6 +114,17 @@ extension SecretServiceProvider {
                 throw BusError.invalidArgs("an item with that service and username exists already: delete it first")
             }
             try store.delete(key)
+            var rules = try AccessRules.load(from: store)
+            if rules.entry(key) != nil || rules.entry(target) != nil {
+                rules.move(key, to: target)
+                try rules.save(to: store)
+            }
+        }
+        if let context {
+            audit(.delete, key, result: "ok", context)
+            audit(.set, target, result: "ok", context)
+        } else {
+            audit(.set, key, sender: sender)
         }
         if target == key {
             emitCollectionSignal("ItemChanged", item: path)

@@ -17,21 +17,25 @@ extension SecretServiceProvider {
             let found = try search(call.argument(0))
             return .tuple([.objectPaths(found), .objectPaths([])])
         case "Unlock":
-            return try unlock(call.argument(0).strings ?? [], caller: call.sender)
+            return try unlock(try call.argument(0).strings(atMost: Self.maxObjectsPerCall) ?? [], caller: call.sender)
         case "Lock":
-            let objects = call.argument(0).strings ?? []
+            let objects = try call.argument(0).strings(atMost: Self.maxObjectsPerCall) ?? []
             try store.perform { try $0.lock() }
             store.setLockReason("locked by a Secret Service client (Lock): run 'vaultctl unlock'")
             logger.info("locked by a Secret Service client")
             return .tuple([.objectPaths(objects.filter(exportsLockable)), .objectPath(SecretServicePath.none)])
         case "GetSecrets":
             let session = try session(call.argument(1).string ?? "", of: call.sender)
-            var secrets: [(String, BusValue)] = []
-            for path in call.argument(0).strings ?? [] {
+            // Every item is checked before any is returned or audited as read: when one is
+            // refused, the call fails and none was read.
+            let caller = identity(of: call.sender)
+            var granted: [(path: String, item: Item, context: RequestContext)] = []
+            for path in try call.argument(0).strings(atMost: Self.maxObjectsPerCall) ?? [] {
                 guard let key = SecretServicePath.key(ofItem: path), let item = try visibleItem(key) else { continue }
-                try checkRead(key, sender: call.sender)
-                secrets.append((path, try session.encode(item.secret, contentType: item.info.contentType)))
+                granted.append((path, item, try checkRead(key, op: .get, caller: caller)))
             }
+            let secrets = try granted.map { ($0.path, try session.encode($0.item.secret, contentType: $0.item.info.contentType)) }
+            for read in granted { audit(.get, read.item.info.key, result: "ok", read.context) }
             return .tuple([.objectDictionary(valueType: "(oayays)", secrets)])
         case "ReadAlias":
             let alias = call.argument(0).string ?? ""
@@ -55,7 +59,9 @@ extension SecretServiceProvider {
             guard input?.string != nil else { throw BusError.invalidArgs("the plain algorithm's input is a string (empty)") }
             (key, output) = (nil, .string(""))
         case SecretServiceSession.dh:
-            guard let peer = input?.secretBytes else { throw BusError.invalidArgs("\(SecretServiceSession.dh) takes the client's public key as bytes (ay)") }
+            guard let input else { throw BusError.invalidArgs("\(SecretServiceSession.dh) takes the client's public key as bytes (ay)") }
+            // A 1024-bit group's key is 128 bytes; anything much longer is refused uncopied.
+            let peer = try input.secretBytes(atMost: 256, "the DH public key")
             do {
                 let agreed = try SecretServiceKeyExchange.agree(peer: peer.unprotectedBytes)
                 (key, output) = (agreed.key, .bytes(SecretBytes(agreed.publicKey)))
@@ -66,11 +72,15 @@ extension SecretServiceProvider {
             throw BusError.notSupported("vaultd offers the algorithms \(SecretServiceSession.plain) and \(SecretServiceSession.dh), not '\(String(algorithm.prefix(64)).replacingControlCharacters())'")
         }
         let path = newPath(SecretServicePath.sessionPrefix)
-        let opened = state.withLock { state -> Bool in
+        let opened = state.withLock { state -> Bool? in
+            // Only for a caller still on the bus: `vanished` removes a caller and its sessions in
+            // one go, so a session opened after it would never be closed.
+            guard state.callers[owner] != nil else { return nil }
             guard state.sessions.count < Self.maxSessions, state.sessions.values.count(where: { $0.owner == owner }) < Self.sessionsPerCaller else { return false }
             state.sessions[path] = SecretServiceSession(path: path, owner: owner, key: key)
             return true
         }
+        guard let opened else { throw BusError.failed("the caller left the bus") }
         guard opened else { throw BusError.limitsExceeded("too many open sessions (at most \(Self.sessionsPerCaller) per connection): close some") }
         return .tuple([.variant(output), .objectPath(path)])
     }

@@ -22,6 +22,14 @@ final class SecretServiceProvider: @unchecked Sendable {
     /// Sessions one bus connection may hold, and all of them together.
     static let sessionsPerCaller = 64
     static let maxSessions = 4096
+    /// Calls being answered for one bus connection, and for all of them together: each holds a
+    /// thread of `queue` (one waiting for the approver, for up to --approval-timeout), so a
+    /// connection pipelining calls cannot take them all; calls over either bound are answered
+    /// at once with LimitsExceeded.
+    static let callsPerCaller = 8
+    static let maxCalls = 32
+    /// Object paths one Unlock, Lock or GetSecrets may name.
+    static let maxObjectsPerCall = 10_000
 
     let store: ActiveStore
     let logger: Logger
@@ -32,10 +40,16 @@ final class SecretServiceProvider: @unchecked Sendable {
 
     struct State {
         var sessions: [String: SecretServiceSession] = [:]
-        /// The uid and pid the bus reported for each caller (unique names are never reused).
-        var callers: [String: (uid: UInt32, pid: Int32?)] = [:]
+        /// What the bus reported for each caller still on the bus (unique names are never reused).
+        var callers: [String: SecretServiceCaller] = [:]
+        /// Callers whose credentials are being asked for: how many calls wait for them, and
+        /// whether the name left the bus meanwhile (then what the bus said is not kept).
+        var lookups: [String: (waiting: Int, vanished: Bool)] = [:]
         var prompts: [String: PendingPrompt] = [:]
         var nextObject: UInt64 = 0
+        /// Calls received and not yet answered, by caller and in all.
+        var callsInFlight: [String: Int] = [:]
+        var totalCallsInFlight = 0
     }
 
     /// Seconds a started prompt waits for the vault to be unlocked before it is dismissed.
@@ -70,7 +84,10 @@ final class SecretServiceProvider: @unchecked Sendable {
     }
 
     /// Connects to the bus at `address`, exports the objects and asks for the name (never
-    /// replacing its owner, never queueing for it). Returns once serving; throws when not.
+    /// replacing its owner, never queueing for it). Returns once serving; throws when not. When
+    /// the bus has not answered within `startTimeout`, start-up is given up for good: should the bus
+    /// answer later, the thread closes the connection (releasing the name) instead of serving,
+    /// so what `status` says stays true.
     func start(address: String) throws(StartFailure) {
         let outcome = Mutex<StartFailure??>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -79,6 +96,14 @@ final class SecretServiceProvider: @unchecked Sendable {
         let started = DetachedThread.start(stackSize: 1 << 20) { [self] in
             let context = Unmanaged.passUnretained(self).toOpaque()
             var error: UnsafeMutablePointer<GError>?
+            // Whether start-up still waits for this thread: false once it gave up.
+            func settle(_ failure: StartFailure?) -> Bool {
+                outcome.withLock { outcome in
+                    guard outcome == nil else { return false }
+                    outcome = .some(failure)
+                    return true
+                }
+            }
             guard let server = vault_dbus_server_new(address, SecretServiceInterfaces.xml, { context, invocation in
                 guard let context, let invocation else { return }
                 Unmanaged<SecretServiceProvider>.fromOpaque(context).takeUnretainedValue().received(BusCall(taking: invocation))
@@ -86,7 +111,7 @@ final class SecretServiceProvider: @unchecked Sendable {
                 guard let context, let name else { return }
                 Unmanaged<SecretServiceProvider>.fromOpaque(context).takeUnretainedValue().vanished(String(cString: name))
             }, context, &error) else {
-                outcome.withLock { $0 = .some(.bus("cannot connect to the session bus at \(address): \(Self.message(taking: error))")) }
+                _ = settle(.bus("cannot connect to the session bus at \(address): \(Self.message(taking: error))"))
                 done.signal()
                 return
             }
@@ -94,18 +119,27 @@ final class SecretServiceProvider: @unchecked Sendable {
             guard reply == 1 || reply == 4 else {
                 let failure: StartFailure = reply == 0 ? .bus("the session bus did not give vaultd \(Self.busName): \(Self.message(taking: error))") : .nameTaken
                 vault_dbus_server_free(server)
-                outcome.withLock { $0 = .some(failure) }
+                _ = settle(failure)
                 done.signal()
                 return
             }
+            // Serving from here, unless start-up gave up meanwhile: then the name goes back.
             self.server = server
-            outcome.withLock { $0 = .some(nil) }
+            guard settle(nil) else {
+                self.server = nil
+                vault_dbus_server_free(server)
+                return
+            }
             done.signal()
             vault_dbus_server_run(server)
         }
         guard started else { throw .bus("could not start the Secret Service provider's thread") }
-        guard done.wait(timeout: .now() + Self.startTimeout) == .success else {
-            throw .bus("the session bus at \(address) did not answer within \(Int(Self.startTimeout)) s")
+        let late = StartFailure.bus("the session bus at \(address) did not answer within \(Self.startTimeout.secondsText) s")
+        if done.wait(timeout: .now() + Self.startTimeout) != .success {
+            // Given up unless the thread settled it just now (then its outcome holds).
+            outcome.withLock { outcome in
+                if outcome == nil { outcome = .some(late) }
+            }
         }
         if let failure = outcome.withLock({ $0 }) ?? nil { throw failure }
     }
@@ -116,18 +150,42 @@ final class SecretServiceProvider: @unchecked Sendable {
         return String(cString: error.pointee.message)
     }
 
-    /// On the bus thread: hand the call to `queue` at once.
+    /// On the bus thread: hand the call to `queue` at once, or refuse it at once when its
+    /// caller, or everyone together, has as many calls in flight as allowed.
     private func received(_ call: BusCall) {
+        let sender = call.sender
+        let refusal = state.withLock { state -> BusError? in
+            let mine = state.callsInFlight[sender, default: 0]
+            guard mine < Self.callsPerCaller else {
+                return .limitsExceeded("this connection has \(Self.callsPerCaller) calls to vaultd waiting for an answer already: wait for their answers before sending more")
+            }
+            guard state.totalCallsInFlight < Self.maxCalls else {
+                return .limitsExceeded("vaultd is answering \(Self.maxCalls) Secret Service calls already: try again shortly")
+            }
+            state.callsInFlight[sender] = mine + 1
+            state.totalCallsInFlight += 1
+            return nil
+        }
+        if let refusal {
+            call.answer(.failure(refusal))
+            return
+        }
         queue.async { [self] in
             call.answer(answer(call))
+            state.withLock { state in
+                state.totalCallsInFlight -= 1
+                let left = state.callsInFlight[sender, default: 1] - 1
+                state.callsInFlight[sender] = left > 0 ? left : nil
+            }
             call.afterAnswer?()
         }
     }
 
-    /// On the bus thread: `name` left the bus; its sessions go with it.
+    /// On the bus thread: `name` left the bus; its sessions, prompts and pidfd go with it.
     private func vanished(_ name: String) {
         state.withLock { state in
             state.callers[name] = nil
+            state.lookups[name]?.vanished = true
             state.sessions = state.sessions.filter { $0.value.owner != name }
             state.prompts = state.prompts.filter { $0.value.owner != name }
         }
@@ -154,48 +212,60 @@ final class SecretServiceProvider: @unchecked Sendable {
     }
 
     /// Only the user vaultd runs as is served (the bus may admit others: a system-wide or TCP bus).
+    /// A caller's first call asks the bus who it is (and takes its pidfd, `SecretServiceCaller`).
     private func checkCaller(_ sender: String) throws(BusError) {
-        if let uid = state.withLock({ $0.callers[sender]?.uid }) {
-            guard uid == getuid() else { throw BusError.accessDenied("vaultd serves only uid \(getuid())") }
+        if let caller = state.withLock({ $0.callers[sender] }) {
+            guard caller.uid == getuid() else { throw BusError.accessDenied("vaultd serves only uid \(getuid())") }
             return
         }
         guard let server else { throw BusError.failed("the provider is not connected") }
+        // Registered before asking: a `vanished` from now on is seen below; one before it
+        // makes the bus answer that the name has no owner.
+        state.withLock { $0.lookups[sender, default: (0, false)].waiting += 1 }
         var uid: UInt32 = 0, pid: UInt32 = 0
         var hasPID: gboolean = 0
+        var processFD: Int32 = -1
         var error: UnsafeMutablePointer<GError>?
-        guard vault_dbus_sender_credentials(server, sender, 5000, &uid, &pid, &hasPID, &error) != 0 else {
-            throw BusError.accessDenied("vaultd could not learn who is calling: \(Self.message(taking: error))")
+        let answered = vault_dbus_sender_credentials(server, sender, 5000, &uid, &pid, &hasPID, &processFD, &error) != 0
+        // The pidfd is taken at once, while the pid the bus reported is the caller's.
+        let asked = answered ? SecretServiceCaller(uid: uid, pid: hasPID != 0 ? Int32(bitPattern: pid) : nil, processFD: processFD) : nil
+        let caller = state.withLock { state -> SecretServiceCaller? in
+            let lookup = state.lookups[sender] ?? (1, false)
+            state.lookups[sender] = lookup.waiting > 1 ? (lookup.waiting - 1, lookup.vanished) : nil
+            // Kept only while the name is on the bus: `vanished` would never remove it.
+            guard let asked, !lookup.vanished else { return nil }
+            if let known = state.callers[sender] { return known }
+            state.callers[sender] = asked
+            return asked
         }
-        state.withLock { $0.callers[sender] = (uid, hasPID != 0 ? Int32(bitPattern: pid) : nil) }
-        guard uid == getuid() else {
-            logger.notice("refused a Secret Service call from uid \(uid)\(hasPID != 0 ? " pid \(pid)" : ""): only uid \(getuid()) is served")
+        guard answered else { throw BusError.accessDenied("vaultd could not learn who is calling: \(Self.message(taking: error))") }
+        guard let caller else { throw BusError.failed("the caller left the bus") }
+        guard caller.uid == getuid() else {
+            logger.notice("refused a Secret Service call from uid \(caller.uid)\(hasPID != 0 ? " pid \(pid)" : ""): only uid \(getuid()) is served")
             throw BusError.accessDenied("vaultd serves only uid \(getuid())")
         }
     }
 
-    /// Who `sender` is, as far as /proc tells for the pid the bus reported (nothing without one).
+    /// Who `sender` is, as far as /proc tells while the pidfd taken at its first call shows the
+    /// process still runs (nothing once it has exited, or without a pid).
     func identity(of sender: String) -> CallerIdentity {
-        guard let pid = state.withLock({ $0.callers[sender]?.pid }) else { return .unknown }
-        // No socket of the caller's: PeerProcess takes a pidfd from the pid (pidfd_open), and
-        // identifies the process only while that pidfd shows it still runs.
-        let process = PeerProcess(socket: FileDescriptor(rawValue: -1), pid: pid)
-        defer { process.close() }
-        return process.identify()
+        state.withLock({ $0.callers[sender] })?.identify() ?? .unknown
     }
 
-    /// Throws `denied` unless `sender` may read `key` under vaultd's access rules (asking the
-    /// approver when a rule says so), and records the read in the audit log either way.
-    func checkRead(_ key: ItemKey, sender: String) throws {
-        guard let access else { return }
+    /// Throws `denied` unless `caller` may read `key` under vaultd's access rules (asking the
+    /// approver when a rule says so), recording a refusal in the audit log; the caller audits the
+    /// read (`audit(_:_:result:_:)` with the context returned) once it gives the secret out.
+    func checkRead(_ key: ItemKey, op: Operation, caller: CallerIdentity) throws -> RequestContext {
         let context = RequestContext(peer: nil)
-        context.caller = identity(of: sender)
+        context.caller = caller
+        guard let access else { return context }
         do {
-            try access.checkRead(key, op: .get, context)
+            try access.checkRead(key, op: op, context)
         } catch let error as VaultError {
-            audit(.get, key, result: error.code.rawValue, context)
+            audit(op, key, result: error.code.rawValue, context)
             throw error
         }
-        audit(.get, key, result: "ok", context)
+        return context
     }
 
     /// Records a read or change of `key` by `sender` in the audit log.
@@ -206,7 +276,7 @@ final class SecretServiceProvider: @unchecked Sendable {
         audit(op, key, result: "ok", context)
     }
 
-    private func audit(_ op: Operation, _ key: ItemKey, result: String, _ context: RequestContext) {
+    func audit(_ op: Operation, _ key: ItemKey, result: String, _ context: RequestContext) {
         access?.record(op: op.rawValue, item: key, result: result, caller: context.caller, grant: context.grant)
     }
 
