@@ -243,6 +243,37 @@ import VaultCore
         }
     }
 
+    /// A D-Bus client watching the collection hears of what vaultctl creates, changes and
+    /// deletes through the socket, and of nothing vaultctl keeps that is not a plain secret.
+    @Test func changesThroughTheSocketAreSignalledToDBusClients() throws {
+        let provider = try Provider()
+        let vault = provider.vault
+        let watcher = try PythonClient(provider, """
+            from jeepney import MatchRule
+            from jeepney.bus_messages import message_bus
+            rule = MatchRule(type='signal', interface=P + 'Collection', path=COLLECTION)
+            connection.send_and_get_reply(message_bus.AddMatch(rule))
+            with connection.filter(rule) as signals:
+                print('ready')
+                for _ in range(3):
+                    signal = connection.recv_until_filtered(signals, timeout=20)
+                    print(signal.header.fields[HeaderFields.member], signal.body[0])
+            """)
+        #expect(watcher.line() == "ready")
+        let item = Self.itemPath("watched", "me")
+        #expect(try vault.ctl("set", "watched", "me", input: "one").status == 0)
+        #expect(watcher.line() == "ItemCreated \(item)")
+        // An AWS credential is no Secret Service item: no signal (the next one is the change).
+        let aws = #"{"Version":1,"AccessKeyId":"AKIAEXAMPLE","SecretAccessKey":"s"}"#
+        #expect(try vault.ctl(["aws", "set", "watched-profile"], input: Array(aws.utf8)).status == 0)
+        #expect(try vault.ctl("set", "watched", "me", input: "two").status == 0)
+        #expect(watcher.line() == "ItemChanged \(item)")
+        #expect(try vault.ctl("delete", "watched", "me").status == 0)
+        #expect(watcher.line() == "ItemDeleted \(item)")
+        watcher.process.waitUntilExit()
+        #expect(watcher.process.terminationStatus == 0)
+    }
+
     @Test func aLockedVaultShowsLockedItemsAndUnlocksPromptsCompleteOrAreDismissedInTime() throws {
         let provider = try Provider.locked(promptTimeout: "3", secret: "locked-away")
         let vault = provider.vault

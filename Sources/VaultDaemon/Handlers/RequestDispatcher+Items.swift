@@ -19,6 +19,7 @@ extension RequestDispatcher {
             replacing ? try store.set(key, secret: write.secret, changes: changes) : try store.add(key, secret: write.secret, changes: changes)
         }
         if write.confirm == true { _ = try access.updateRules(key) { $0.confirm = true } }
+        itemChanges.postWrite(info, added: !replacing)
         logger.info(replacing ? "set an item" : "added an item", naming: key.description)
         return ResultBody(item: ItemBody(info, secret: nil))
     }
@@ -42,6 +43,7 @@ extension RequestDispatcher {
         let key = try ItemKey(addressable: name)
         context.item = key
         try store.perform { try $0.delete(key) }
+        itemChanges.post(.deleted(key))
         _ = try access.updateRules(key) { $0 = AccessRules.Entry(service: key.service, account: key.account, confirm: false, allow: []) }
         logger.info("deleted an item", naming: key.description)
         return ResultBody()

@@ -20,6 +20,8 @@ public final class RequestDispatcher: Sendable {
     let access: AccessControl
     /// Whether vaultd serves the Secret Service D-Bus API, for `status` and `doctor`.
     public let secretServiceProvider = SecretServiceProviderStatus()
+    /// The items socket requests create, change and delete, for the Secret Service's signals.
+    public let itemChanges = ItemChangeFeed()
 
     public init(store: ActiveStore, catalog: StoreCatalog, socketPath: String, logger: Logger) {
         self.store = store

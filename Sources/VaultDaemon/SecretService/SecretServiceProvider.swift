@@ -292,6 +292,17 @@ final class SecretServiceProvider: @unchecked Sendable {
         })
     }
 
+    /// The collection's signal for a change made through vault's socket. Only plain secrets are
+    /// items over D-Bus; a deletion is announced whatever the kind was (it is gone either way).
+    func announce(_ change: ItemChangeFeed.Change) {
+        switch change {
+        case .created(let key, .secret) where !key.isReserved: emitCollectionSignal("ItemCreated", item: SecretServicePath.item(key))
+        case .changed(let key, .secret) where !key.isReserved: emitCollectionSignal("ItemChanged", item: SecretServicePath.item(key))
+        case .deleted(let key) where !key.isReserved: emitCollectionSignal("ItemDeleted", item: SecretServicePath.item(key))
+        default: break
+        }
+    }
+
     /// Emits `member(o path)` from the collection (ItemCreated, ItemChanged, ItemDeleted).
     func emitCollectionSignal(_ member: String, item: String) {
         emit(from: SecretServicePath.collection, interface: "org.freedesktop.Secret.Collection", member, .tuple([.objectPath(item)]))

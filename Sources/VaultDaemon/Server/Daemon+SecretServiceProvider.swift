@@ -40,6 +40,7 @@ extension Daemon {
         } catch {
             return try without("\(error)")
         }
+        dispatcher.itemChanges.listen { [provider] change in provider.announce(change) }
         status.set(serving: true, reason: "\(mode.rawValue) (\(origin)): vaultd owns \(SecretServiceProvider.busName) on the session bus and serves the file store's items")
         logger.info("serving the Secret Service as \(SecretServiceProvider.busName) on the session bus")
     }
