@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "VaultCore", targets: ["VaultCore"]),
+        .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "VaultStores", targets: ["VaultStores"]),
         .library(name: "VaultClient", targets: ["VaultClient"]),
         .library(name: "VaultTokenSource", targets: ["VaultTokenSource"]),
@@ -45,14 +46,20 @@ let package = Package(
         // handler, GVariant's macros and varargs (which Swift cannot call).
         .target(name: "CGDBusShims", dependencies: ["CGio"]),
 
-        // Small C helpers Swift cannot import: SO_PEERCRED's ucred, prctl, posix_spawn with setsid.
+        // Small C helpers Swift cannot import: SO_PEERCRED's ucred, prctl, posix_spawn with setsid;
+        // a constant-time comparison for SecretBytes.
         .target(name: "CVaultShims"),
 
-        // Item model, errors, the store protocol, secret bytes, the crypto and syscall wrappers.
-        .target(name: "VaultCore", dependencies: ["COpenSSL"]),
+        // Item model, errors, the store protocol, secret bytes, the syscall wrappers; no libcrypto,
+        // so that clients (vaultctl, the credential helpers, VaultClient) do not load it.
+        .target(name: "VaultCore", dependencies: ["CVaultShims"]),
+
+        // OpenSSL's libcrypto: AES-GCM, scrypt, SHA-256, random keys; the Secret Service's DH,
+        // HKDF and AES-CBC. Only the daemon's side (VaultStores, VaultDaemon) imports it.
+        .target(name: "VaultCrypto", dependencies: ["VaultCore", "COpenSSL"]),
 
         // One folder per backend: InMemory/, EncryptedFile/, SecretService/.
-        .target(name: "VaultStores", dependencies: ["VaultCore", "COpenSSL", "CLibSecret"]),
+        .target(name: "VaultStores", dependencies: ["VaultCore", "VaultCrypto", "CLibSecret"]),
 
         // The wire format shared by daemon and clients (docs/protocol.md).
         .target(name: "VaultProtocol", dependencies: ["VaultCore"]),
@@ -61,7 +68,7 @@ let package = Package(
         .target(name: "VaultTokens", dependencies: ["VaultCore", "CCurlShims"]),
 
         // The daemon: listener, connections, dispatcher.
-        .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims", "CGDBusShims"]),
+        .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultCrypto", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims", "CGDBusShims"]),
 
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),
@@ -94,7 +101,7 @@ let package = Package(
         // (crash safety, concurrent writers, full disks).
         .executableTarget(
             name: "vault-store-tool",
-            dependencies: ["VaultCore", "VaultStores"],
+            dependencies: ["VaultCore", "VaultCrypto", "VaultStores"],
             path: "Tests/Helpers/vault-store-tool"
         ),
 
@@ -109,9 +116,10 @@ let package = Package(
         .target(name: "VaultTestSupport", path: "Tests/VaultTestSupport"),
 
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
+        .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "VaultCore"]),
         // The daemon in-process: the dispatcher over the in-memory store, configuration parsing, a connection.
-        .testTarget(name: "VaultDaemonTests", dependencies: ["VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultTestSupport"]),
-        .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
+        .testTarget(name: "VaultDaemonTests", dependencies: ["VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultCrypto", "VaultTestSupport"]),
+        .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultCrypto", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
         .testTarget(name: "VaultCLITests", dependencies: ["VaultCLI", "VaultClient", "VaultCore"]),
         .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -180,4 +181,16 @@ int vault_mutex_init_adaptive(pthread_mutex_t *mutex) {
 
 int vault_set_mmap_threshold(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
+}
+
+ssize_t vault_getrandom(void *buffer, size_t count) {
+    return getrandom(buffer, count, 0);
+}
+
+int vault_constant_time_equal(const void *a, const void *b, size_t count) {
+    const volatile unsigned char *left = a;
+    const volatile unsigned char *right = b;
+    unsigned char difference = 0;
+    for (size_t i = 0; i < count; i++) difference |= left[i] ^ right[i];
+    return difference == 0;
 }

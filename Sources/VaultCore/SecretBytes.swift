@@ -1,12 +1,13 @@
-import COpenSSL
+import CVaultShims
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Bytes that must not linger: keys, passphrases, secrets.
 ///
-/// The storage is wiped with `OPENSSL_cleanse` over its whole capacity when the last copy is
-/// released, equality runs in constant time, and the value never prints itself.
+/// The storage is wiped with glibc's `explicit_bzero` (which the optimizer may not drop) over its
+/// whole capacity when the last copy is released, equality runs in constant time, and the value
+/// never prints itself.
 /// Key material can ask for `mlock`ed memory so it is never written to swap.
 public struct SecretBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     private final class Storage: @unchecked Sendable {
@@ -26,7 +27,7 @@ public struct SecretBytes: Sendable, Equatable, CustomStringConvertible, CustomD
         }
 
         deinit {
-            OPENSSL_cleanse(base, capacity)
+            explicit_bzero(base, capacity)
             if isLocked { munlock(base, capacity) }
             base.deallocate()
         }
@@ -83,7 +84,7 @@ public struct SecretBytes: Sendable, Equatable, CustomStringConvertible, CustomD
     public static func == (lhs: SecretBytes, rhs: SecretBytes) -> Bool {
         guard lhs.count == rhs.count else { return false }
         if lhs.count == 0 { return true }
-        return CRYPTO_memcmp(lhs.storage.base, rhs.storage.base, lhs.count) == 0
+        return vault_constant_time_equal(lhs.storage.base, rhs.storage.base, lhs.count) != 0
     }
 
     public var description: String { "<redacted>" }
@@ -94,6 +95,6 @@ extension SecretBytes {
     /// Wipes a scratch buffer that held secret bytes, in a way the optimizer cannot drop.
     public static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        OPENSSL_cleanse(base, buffer.count)
+        explicit_bzero(base, buffer.count)
     }
 }

@@ -32,10 +32,16 @@ import VaultCore
         #expect(buffer.allSatisfy { $0 == 0 })
     }
 
-    @Test func randomKeysAreDistinctAndFullLength() throws {
-        let a = try SecureRandom.secretBytes(32)
-        let b = try SecureRandom.secretBytes(32)
-        #expect(a.count == 32 && b.count == 32)
-        #expect(a != b)
+    @Test func equalityReadsEveryByte() {
+        // A difference in the last byte only, and in the first only: both unequal.
+        var bytes = [UInt8](repeating: 7, count: 4096)
+        let base = SecretBytes(bytes)
+        bytes[4095] = 8
+        #expect(base != SecretBytes(bytes))
+        bytes[4095] = 7
+        bytes[0] = 0
+        #expect(base != SecretBytes(bytes))
+        bytes[0] = 7
+        #expect(base == SecretBytes(bytes))
     }
 }

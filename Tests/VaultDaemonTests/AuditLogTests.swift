@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultCrypto
 import VaultProtocol
 import VaultTestSupport
 @testable import VaultDaemon

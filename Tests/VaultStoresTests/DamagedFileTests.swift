@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultCrypto
 @testable import VaultStores
 
 /// Every kind of damage gets its own error, and the file is never rewritten.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultCrypto
 @testable import VaultStores
 
 /// Format version 2 (docs/file-format.md): attributes and content types on disk, version 1 files

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultCrypto
 @testable import VaultStores
 
 /// The journal (docs/file-format.md, "Journal entries"): a write appends one entry; a torn last

@@ -2,6 +2,7 @@
 #define VAULT_SHIMS_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /// The peer of a connected Unix socket (SO_PEERCRED). Returns 0, or -1 with errno set.
@@ -65,5 +66,13 @@ int vault_mutex_init_adaptive(pthread_mutex_t *mutex);
 /// mallopt(M_MMAP_THRESHOLD, bytes): glibc serves blocks of `bytes` and more with mmap from now
 /// on, and stops raising that threshold dynamically. Returns 1 on success, 0 on error.
 int vault_set_mmap_threshold(int bytes);
+
+/// getrandom(2) with no flags, which Swift's Glibc module does not export: up to `count` random
+/// bytes from the kernel's pool. Returns how many it wrote, or -1 with errno set.
+ssize_t vault_getrandom(void *buffer, size_t count);
+
+/// Whether the `count` bytes at `a` and `b` are equal, in a time that depends only on `count`
+/// (every byte is read; no early exit), for comparing secrets. Returns 1 equal, 0 different.
+int vault_constant_time_equal(const void *a, const void *b, size_t count);
 
 #endif

@@ -15,7 +15,7 @@ public enum AtomicFileWriter {
     /// reported as `Errno.exists`.
     public static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600, createOnly: Bool = false) throws {
         let directory = FileSystem.parentDirectory(of: path)
-        let suffix = try SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
+        let suffix = try storage("create", path) { try SystemRandom.bytes(6) }.map { String($0, radix: 16) }.joined()
         let temporary = directory + "/" + temporaryPrefix + FileSystem.lastComponent(of: path) + "." + suffix
         var needsCleanup = true
         defer { if needsCleanup { FileSystem.removeFileIfPresent(temporary) } }

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// The audit log's key: 32 random bytes kept as the item `ItemKey.auditKey` (kind `access`), so it
 /// is sealed like every item (the file store's data key; the Secret Service's collection), is

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import VaultCore
+import VaultCrypto
 import VaultProtocol
 
 /// The audit log: one record per access (`AuditEntryBody`: time, op, item, result, caller),

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Synchronization
 import VaultCore
+import VaultCrypto
 
 /// SHA-256 of program files, cached by device, inode, size and modification time: a file changed
 /// in place gets a new mtime (or size), a file replaced gets a new inode, so either is hashed

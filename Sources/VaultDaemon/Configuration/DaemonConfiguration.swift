@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 import VaultStores
 
 /// Everything vaultd is told at start (flags and environment), already validated.

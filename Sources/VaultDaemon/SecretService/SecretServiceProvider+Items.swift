@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// The login collection (org.freedesktop.Secret.Collection) and its items
 /// (org.freedesktop.Secret.Item): the vault's items of kind `secret`. Sign-in sessions, AWS

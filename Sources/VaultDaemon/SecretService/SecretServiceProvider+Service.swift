@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// org.freedesktop.Secret.Service at /org/freedesktop/secrets, and the sessions' Close.
 extension SecretServiceProvider {

@@ -5,6 +5,7 @@ import Synchronization
 import Glibc
 #endif
 import VaultCore
+import VaultCrypto
 import VaultProtocol
 
 /// vaultd as the Secret Service (API 0.2): owns `org.freedesktop.secrets` on the session bus

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// One Secret Service session: opened by one bus connection (`owner`, its unique name), which
 /// alone may use it, and closed by `Close` or when that connection leaves the bus. A `plain`

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultCrypto
 import VaultProtocol
 import VaultStores
 

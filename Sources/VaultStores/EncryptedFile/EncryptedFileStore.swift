@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Synchronization
 import VaultCore
+import VaultCrypto
 
 /// The store that works everywhere: one AES-256-GCM encrypted file (docs/file-format.md).
 ///

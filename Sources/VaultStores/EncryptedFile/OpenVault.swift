@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// What an unlocked `EncryptedFileStore` holds: the data key, the key block to write, the items
 /// (metadata decrypted, secrets sealed), and where the file stood when last read or written, so

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// One item as the file holds it: a random item id, the sealed metadata (names, label, comment,
 /// kind, times, other attributes, content type) and the sealed secret. Secrets stay sealed in

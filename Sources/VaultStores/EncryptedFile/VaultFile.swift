@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// A decoded vault file's snapshot: the key block and the sealed records, in file order.
 /// `open` parses and authenticates a snapshot; `encoded` writes one (in the current version,

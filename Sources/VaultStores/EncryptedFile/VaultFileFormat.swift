@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// Constants of the vault file format (docs/file-format.md is the normative description).
 enum VaultFileFormat {

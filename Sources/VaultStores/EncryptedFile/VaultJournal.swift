@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// The journal after a version 2 snapshot (docs/file-format.md, "Journal entries"): each write
 /// appends one sealed entry, authenticated under the data key over its bytes and the previous

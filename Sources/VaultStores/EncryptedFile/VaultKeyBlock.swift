@@ -1,4 +1,5 @@
 import VaultCore
+import VaultCrypto
 
 /// The start of a vault file: format version, KDF parameters, salt, vault id, and the data key
 /// wrapped under the passphrase key. Everything here is authenticated by the wrap's GCM tag, the

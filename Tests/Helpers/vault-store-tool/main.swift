@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultCrypto
 import VaultStores
 
 func say(_ line: String) {

@@ -1,4 +1,5 @@
 import COpenSSL
+import VaultCore
 
 /// AES-128-CBC with PKCS#7 padding through OpenSSL's EVP interface: how the Secret Service's
 /// `dh-ietf1024-sha256-aes128-cbc-pkcs7` sessions carry secrets. Unauthenticated by design of

@@ -1,5 +1,6 @@
 import Testing
 import VaultCore
+import VaultCrypto
 
 /// AES-256-GCM against the test cases 13 to 16 of the GCM specification (McGrew and Viega),
 /// which NIST's GCM validation vectors include.

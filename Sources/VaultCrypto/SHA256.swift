@@ -1,4 +1,5 @@
 import COpenSSL
+import VaultCore
 
 /// SHA-256 through OpenSSL's EVP digest API.
 public enum SHA256 {

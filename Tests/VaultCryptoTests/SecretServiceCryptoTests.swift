@@ -1,5 +1,6 @@
 import Testing
 import VaultCore
+import VaultCrypto
 
 /// The Secret Service's DH session crypto: HKDF-SHA256 against RFC 5869, the key agreement's
 /// range checks and consistency, and AES-128-CBC/PKCS7 round trips and refusals.

@@ -1,5 +1,6 @@
 import Testing
 import VaultCore
+import VaultCrypto
 
 @Suite struct KeyDerivationTests {
     /// RFC 7914 section 12, third vector (N = 1024, r = 8, p = 16).

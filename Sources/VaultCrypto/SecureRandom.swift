@@ -1,4 +1,5 @@
 import COpenSSL
+import VaultCore
 
 /// Random bytes from OpenSSL's CSPRNG.
 public enum SecureRandom {

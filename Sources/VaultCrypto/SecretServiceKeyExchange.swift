@@ -1,4 +1,5 @@
 import COpenSSL
+import VaultCore
 
 /// The Secret Service's `dh-ietf1024-sha256-aes128-cbc-pkcs7` key agreement, as libsecret and
 /// GNOME Keyring do it: Diffie-Hellman in RFC 2409's Second Oakley Group (1024-bit MODP,

@@ -1,4 +1,5 @@
 import COpenSSL
+import VaultCore
 
 /// Failures of the OpenSSL wrapper. Closed: callers can switch over every case.
 public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {

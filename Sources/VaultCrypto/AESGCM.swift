@@ -1,4 +1,5 @@
 import COpenSSL
+import VaultCore
 
 /// AES-256-GCM through OpenSSL's EVP interface.
 public enum AESGCM {

@@ -1,4 +1,5 @@
 import COpenSSL
+import VaultCore
 
 /// scrypt (RFC 7914) through `EVP_PBE_scrypt`, for turning a passphrase into a key.
 public enum Scrypt {
