@@ -106,9 +106,11 @@ public final class EncryptedFileStore: PassphraseProtected {
         if passphrase.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
         try prepareDirectory()
         let opened = try fileLock.withLock(vaultPath: path) { () throws -> OpenVault in
-            if try FileStatus.of(path) == nil {
+            // Not followed: a vault path that is a symbolic link is refused (`checkFile`).
+            guard let status = try AtomicFileWriter.storage("inspect", path, { try FileStatus.of(path, followSymlinks: false) }) else {
                 return try create(passphrase: passphrase)
             }
+            try checkFile(status)
             return try open(passphrase: passphrase)
         }
         state.withLock { $0 = opened }
@@ -277,19 +279,40 @@ public final class EncryptedFileStore: PassphraseProtected {
 
     /// Runs a change under the inter-process lock against the newest file, then writes it: one
     /// journal entry, or a compaction. The in-memory state changes only once the write is durable.
+    /// When the file turns out not to end as last read (`StaleView`), it is read whole and the
+    /// change made again against what it holds.
     private func mutate<R: Sendable>(_ body: (OpenVault) throws -> (R, [OpenVault.Change])) throws -> R {
         try state.withLock { openState in
             return try fileLock.withLock(vaultPath: path) {
-                _ = try current(&openState)
-                guard var vault = openState else { throw lockedError }
-                openState = nil  // changed in place below
-                defer { openState = vault }
-                let (result, changes) = try body(vault)
-                try commit(changes, to: &vault)
-                return result
+                do {
+                    return try change(&openState, body)
+                } catch is StaleView {
+                    openState?.identity = nil
+                    do {
+                        return try change(&openState, body)
+                    } catch is StaleView {
+                        throw VaultError.unavailable("the vault file \(path) changed while it was being written, outside vault's lock; retry")
+                    }
+                }
             }
         }
     }
+
+    private func change<R: Sendable>(_ openState: inout OpenVault?, _ body: (OpenVault) throws -> (R, [OpenVault.Change])) throws -> R {
+        _ = try current(&openState)
+        guard var vault = openState else { throw lockedError }
+        openState = nil  // changed in place below
+        defer { openState = vault }
+        let (result, changes) = try body(vault)
+        try commit(changes, to: &vault)
+        return result
+    }
+
+    /// The file does not end with the snapshot trailer and last entry this process read, though
+    /// `stat` saw the same file: another process rewrote it into one with the same identity (a
+    /// compaction that got the same inode, size and times). Appending would chain to a tag the
+    /// file no longer has, and every reader would then reject the file.
+    private struct StaleView: Error {}
 
     /// Appends one change as a journal entry when the file has a journal and it stays within
     /// bounds; otherwise compacts. `vault` is changed only after the write is durable.
@@ -314,12 +337,13 @@ public final class EncryptedFileStore: PassphraseProtected {
     private func append(_ entry: [UInt8], tag: [UInt8], to vault: inout OpenVault) throws {
         guard var journal = vault.journal, let known = vault.identity else { preconditionFailure("appending to a file without a journal") }
         let end = journal.position.end
-        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW) }
+        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDWR | O_NOFOLLOW) }
         try fd.closeAfter {
             let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
             guard status.sameFile(as: known) else {
                 throw VaultError.unavailable("the vault file \(path) changed while it was being written, outside vault's lock; retry")
             }
+            guard try AtomicFileWriter.storage("read", path, { try Self.endsAsRead(fd, journal) }) else { throw StaleView() }
             do {
                 if status.size != Int64(end) { try fd.truncate(to: end) }
                 try fd.write(entry, at: end)
@@ -332,6 +356,23 @@ public final class EncryptedFileStore: PassphraseProtected {
             vault.journal = journal
             vault.identity = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
         }
+    }
+
+    /// Whether the file open on `fd` still holds, where this process last saw them, the
+    /// snapshot's trailer (MAC and checksum) and the last journal entry's tag: about 76 bytes read.
+    private static func endsAsRead(_ fd: FileDescriptor, _ journal: OpenVault.Journal) throws -> Bool {
+        let trailerStart = journal.snapshotSize - VaultFileFormat.trailerSize
+        guard try fd.read(count: VaultFileFormat.trailerSize, at: trailerStart) == journal.snapshotTrailer else { return false }
+        guard journal.position.end > journal.snapshotSize else { return true }  // the chain starts at the snapshot's tag
+        let tagStart = journal.position.end - SHA256.digestSize - AESGCM.tagSize
+        return try fd.read(count: AESGCM.tagSize, at: tagStart) == journal.position.lastTag
+    }
+
+    /// For tests: takes the file as it is now for the one last read, without reading it, as a
+    /// `stat` that cannot tell two files apart would (`StaleView`).
+    func assumeFileUnchanged() throws {
+        let status = try FileStatus.of(path, followSymlinks: false)
+        state.withLock { $0?.identity = status }
     }
 
     private var lockedError: VaultError { .locked("run 'vaultctl unlock' (or set VAULT_PASSPHRASE_FILE for vaultd)") }
@@ -366,7 +407,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// entries when the same file grew with its snapshot unchanged, else the whole file. The data
     /// key survives a passphrase change elsewhere (only its wrapping changes), so no passphrase is needed.
     private func refreshIfChanged(_ vault: inout OpenVault) throws {
-        guard let current = try AtomicFileWriter.storage("inspect", path, { try FileStatus.of(path) }) else {
+        guard let current = try AtomicFileWriter.storage("inspect", path, { try FileStatus.of(path, followSymlinks: false) }) else {
             throw VaultError.unavailable("vault file \(path) was removed while in use; restore it, or lock and unlock to start a new vault")
         }
         if let known = vault.identity, known.sameFile(as: current) { return }
@@ -430,7 +471,13 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     private func readFile() throws -> ([UInt8], FileStatus) {
-        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDONLY) }
+        let fd = try AtomicFileWriter.storage("open", path) {
+            do {
+                return try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW)
+            } catch let error as Errno where error.rawValue == ELOOP {
+                throw symbolicLinkError
+            }
+        }
         return try fd.closeAfter {
             let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
             try checkFile(status)
@@ -442,6 +489,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     private func checkFile(_ status: FileStatus) throws {
+        if status.isSymbolicLink { throw symbolicLinkError }
         guard status.isRegularFile else { throw VaultError.notAVault(path: path) }
         guard status.owner == FileSystem.currentUserID else {
             throw VaultError.insecurePermissions(path: path, detail: "it is owned by uid \(status.owner), not by you (uid \(FileSystem.currentUserID))")
@@ -450,6 +498,19 @@ public final class EncryptedFileStore: PassphraseProtected {
             throw VaultError.insecurePermissions(
                 path: path, detail: "others can access it (mode \(String(status.permissions, radix: 8))); run 'chmod 600 \(path)'")
         }
+    }
+
+    /// The vault file is never used through a symbolic link (its writes open it with O_NOFOLLOW,
+    /// and its replacement by a compaction would replace the link, not its target).
+    private var symbolicLinkError: VaultError {
+        let target = realpath(path, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        return .insecurePermissions(
+            path: path,
+            detail: "it is a symbolic link\(target.map { " to \($0)" } ?? ""), and vault never uses a vault file through one; "
+                + "set VAULT_FILE (or 'file' in the configuration file) to the real path\(target.map { ", \($0)" } ?? "") instead")
     }
 
     /// Creates the vault's directory 0700 when missing; refuses one that others could write to.
