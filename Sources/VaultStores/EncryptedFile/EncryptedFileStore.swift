@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 import VaultCore
 
 /// The store that works everywhere: one AES-256-GCM encrypted file (docs/file-format.md).
@@ -34,7 +33,19 @@ public final class EncryptedFileStore: PassphraseProtected {
     public let path: String
     public let options: Options
     private let fileLock: VaultFileLock
-    private let state = Mutex<OpenVault?>(nil)
+    /// An adaptive mutex, not Swift's `Mutex` (a priority-inheritance futex: every contended lock
+    /// is a system call): a `get` holds it only to find the sealed record.
+    private let state = AdaptiveLock(State())
+
+    private struct State {
+        var vault: OpenVault?
+        /// Changes whenever `vault` may have: opened, locked, caught up with the file, written.
+        /// (Not a `didSet`: an observed property is passed `inout` as a copy, and changing that
+        /// copy in place would copy the whole item table.)
+        var generation: UInt64 = 0
+
+        mutating func changed() { generation &+= 1 }
+    }
 
     public init(path: String, options: Options = Options()) {
         self.path = path
@@ -91,8 +102,8 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     public func status() -> StoreStatus {
-        state.withLock { open in
-            StoreStatus(kind: kind, isLocked: open == nil, location: path, itemCount: open?.table.count)
+        state.withLock { state in
+            StoreStatus(kind: kind, isLocked: state.vault == nil, location: path, itemCount: state.vault?.table.count)
         }
     }
 
@@ -113,11 +124,17 @@ public final class EncryptedFileStore: PassphraseProtected {
             try checkFile(status)
             return try open(passphrase: passphrase)
         }
-        state.withLock { $0 = opened }
+        state.withLock { state in
+            state.vault = opened
+            state.changed()
+        }
     }
 
     public func lock() throws {
-        state.withLock { $0 = nil }
+        state.withLock { state in
+            state.vault = nil
+            state.changed()
+        }
     }
 
     public func changePassphrase(current: SecretBytes, new: SecretBytes, rekey: Bool) throws {
@@ -133,7 +150,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     public func changePassphrase(current: SecretBytes, new: SecretBytes, parameters: Scrypt.Parameters? = nil, rekey: Bool = true) throws {
         if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
         try prepareDirectory()
-        try state.withLock { openState in
+        try state.withLock { state in
             try fileLock.withLock(vaultPath: path) {
                 guard try FileStatus.of(path) != nil else {
                     throw VaultError.unavailable("there is no vault at \(path) yet: it is created by the first unlock")
@@ -145,7 +162,10 @@ public final class EncryptedFileStore: PassphraseProtected {
                     vaultID: vault.keyBlock.vaultID)
                 vault.keyBlock = newBlock
                 try persist(&vault)
-                if openState != nil { openState = vault }
+                if state.vault != nil {
+                    state.vault = vault
+                    state.changed()
+                }
             }
         }
     }
@@ -174,7 +194,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// The state lock is held only to find the sealed record; it is opened outside, so that
     /// concurrent `get`s decrypt side by side (the key stays alive while this holds it).
     public func get(_ key: ItemKey) throws -> Item {
-        let (entry, vaultID, dataKey) = try withOpenVault { vault in (try vault.table.entry(key), vault.keyBlock.vaultID, vault.dataKey) }
+        let (entry, vaultID, dataKey) = try withOpenVault { vault, _ in (try vault.table.entry(key), vault.keyBlock.vaultID, vault.dataKey) }
         do {
             return Item(info: entry.info, secret: try entry.payload.openSecret(vaultID: vaultID, key: dataKey))
         } catch CryptoError.authenticationFailed {
@@ -197,11 +217,11 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     public func list(service: String?) throws -> [ItemInfo] {
-        try withOpenVault { vault in vault.table.list(service: service) }
+        try withOpenVault { vault, _ in vault.table.list(service: service) }
     }
 
     public func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo] {
-        try withOpenVault { vault in vault.table.list(service: service, after: after, limit: limit) }
+        try withOpenVault { vault, _ in vault.table.list(service: service, after: after, limit: limit) }
     }
 
     private func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {
@@ -245,10 +265,26 @@ public final class EncryptedFileStore: PassphraseProtected {
 
     // MARK: Opening, creating, persisting
 
-    private func withOpenVault<R: Sendable>(_ body: (OpenVault) throws -> R) throws -> R {
-        try state.withLock { openState in
-            let vault = try current(&openState)
-            return try body(vault)
+    /// Changes with every change of the items: this store's writes, lock and unlock, and what it
+    /// reads of other processes' writes (the read's check is made here).
+    public func itemsGeneration() throws -> UInt64? {
+        try withOpenVault { _, generation in generation }
+    }
+
+    /// `body` with the open vault and its generation, caught up first with other processes'
+    /// writes when this read checks for them (`StoreCheckScope`: outside a request every read
+    /// does, inside one the first). The check is one `fstatat`, made before the lock is taken;
+    /// while the file is as last seen, the lock is held only while `body` runs.
+    private func withOpenVault<R>(_ body: (OpenVault, UInt64) throws -> R) throws -> R {
+        let checking = StoreCheckScope.mustCheck(self)
+        let seen = checking ? try? FileStatus.of(path, followSymlinks: false) : nil
+        return try state.withLock { state in
+            if let vault = state.vault, let known = vault.identity, !checking || seen.map({ known.sameFile(as: $0) }) == true {
+                return try body(vault, state.generation)
+            }
+            let caughtUp = Result { try current(&state.vault) }
+            state.changed()
+            return try body(caughtUp.get(), state.generation)
         }
     }
 
@@ -282,14 +318,15 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// When the file turns out not to end as last read (`StaleView`), it is read whole and the
     /// change made again against what it holds.
     private func mutate<R: Sendable>(_ body: (OpenVault) throws -> (R, [OpenVault.Change])) throws -> R {
-        try state.withLock { openState in
+        try state.withLock { state in
+            defer { state.changed() }
             return try fileLock.withLock(vaultPath: path) {
                 do {
-                    return try change(&openState, body)
+                    return try change(&state.vault, body)
                 } catch is StaleView {
-                    openState?.identity = nil
+                    state.vault?.identity = nil
                     do {
-                        return try change(&openState, body)
+                        return try change(&state.vault, body)
                     } catch is StaleView {
                         throw VaultError.unavailable("the vault file \(path) changed while it was being written, outside vault's lock; retry")
                     }
@@ -372,7 +409,10 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// `stat` that cannot tell two files apart would (`StaleView`).
     func assumeFileUnchanged() throws {
         let status = try FileStatus.of(path, followSymlinks: false)
-        state.withLock { $0?.identity = status }
+        state.withLock { state in
+            state.vault?.identity = status
+            state.changed()
+        }
     }
 
     private var lockedError: VaultError { .locked("run 'vaultctl unlock' (or set VAULT_PASSPHRASE_FILE for vaultd)") }
