@@ -176,9 +176,8 @@ import VaultCore
     /// the path and the real one to use, and a link put in place of an open vault fails its next use.
     @Test func aVaultPathThatIsASymbolicLinkIsRefusedNamingTheRealPath() throws {
         let directory = TemporaryDirectory()
-        let real = directory.file("vault.db"), link = directory.file("link.db")
-        let store = fastStore(real)
-        try store.unlock(passphrase: testPassphrase)
+        let (real, store) = try newVault(directory)
+        let link = directory.file("link.db")
         try store.set(key("svc", "acct"), secret: SecretBytes(utf8: "s3cret"), changes: ItemChanges())
         let before = readBytes(real)
         symlink(real, link)
