@@ -167,16 +167,6 @@ int vault_rwlock_init_prefer_writer(pthread_rwlock_t *lock) {
     return result;
 }
 
-int vault_mutex_init_adaptive(pthread_mutex_t *mutex) {
-    pthread_mutexattr_t attributes;
-    int result = pthread_mutexattr_init(&attributes);
-    if (result != 0) return result;
-    result = pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_ADAPTIVE_NP);
-    if (result == 0) result = pthread_mutex_init(mutex, &attributes);
-    pthread_mutexattr_destroy(&attributes);
-    return result;
-}
-
 #include <malloc.h>
 
 int vault_set_mmap_threshold(int bytes) {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import COpenSSL
 import VaultCore
 
@@ -26,8 +29,8 @@ public enum AESGCM {
     ) throws -> SealedBox {
         let nonce = try nonce ?? SecureRandom.bytes(nonceSize)
         try check(key: key, nonce: nonce)
-        let context = try Context()
-        defer { context.free() }
+        let context = try Context.current()
+        defer { context.scrub() }
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
         var tag = [UInt8](repeating: 0, count: tagSize)
         try context.begin(encrypt: true, key: key, nonce: nonce)
@@ -58,8 +61,8 @@ public enum AESGCM {
     public static func open(_ box: SealedBox, key: SecretBytes, authenticating aad: [UInt8]) throws -> SecretBytes {
         try check(key: key, nonce: box.nonce)
         guard box.tag.count == tagSize else { throw CryptoError.invalidParameters("GCM tag must be \(tagSize) bytes") }
-        let context = try Context()
-        defer { context.free() }
+        let context = try Context.current()
+        defer { context.scrub() }
         try context.begin(encrypt: false, key: key, nonce: box.nonce)
         try context.addAAD(aad)
         var tag = box.tag
@@ -92,27 +95,48 @@ public enum AESGCM {
         guard nonce.count == nonceSize else { throw CryptoError.invalidParameters("GCM nonce must be \(nonceSize) bytes") }
     }
 
-    /// Owns one EVP_CIPHER_CTX for the duration of a single seal or open.
+    /// Each thread's own EVP_CIPHER_CTX, set up for AES-256-GCM once and given the key, nonce
+    /// and direction by each seal or open (setting a context up costs more than the seal of a
+    /// short secret); freed, which wipes it, when the thread exits.
+    private static let threadContext: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key) { EVP_CIPHER_CTX_free(OpaquePointer($0)) } == 0, "pthread_key_create failed")
+        return key
+    }()
+
+    /// Overwrites the context's key schedule after each use, so no key outlives its call there.
+    private static let zeroKey = [UInt8](repeating: 0, count: keySize)
+
+    /// This thread's context (`threadContext`), used by one seal or open at a time.
     private struct Context {
         let pointer: OpaquePointer
 
-        init() throws {
+        static func current() throws -> Context {
+            if let existing = pthread_getspecific(AESGCM.threadContext) { return Context(pointer: OpaquePointer(existing)) }
             guard let pointer = EVP_CIPHER_CTX_new() else { throw CryptoError.fromOpenSSL("EVP_CIPHER_CTX_new") }
-            self.pointer = pointer
+            guard EVP_CipherInit_ex(pointer, AESGCM.cipher, nil, nil, nil, 1) == 1,
+                  pthread_setspecific(AESGCM.threadContext, UnsafeRawPointer(pointer)) == 0 else {
+                EVP_CIPHER_CTX_free(pointer)
+                throw CryptoError.fromOpenSSL("EVP_CipherInit_ex")
+            }
+            return Context(pointer: pointer)
         }
 
-        func free() { EVP_CIPHER_CTX_free(pointer) }
-
+        /// Sets the key, the nonce and the direction, and starts a new message.
         func begin(encrypt: Bool, key: SecretBytes, nonce: [UInt8]) throws {
             let ok = key.withUnsafeBytes { keyBuffer in
                 nonce.withUnsafeBufferPointer { nonceBuffer in
                     EVP_CipherInit_ex(
-                        pointer, AESGCM.cipher, nil,
-                        keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), nonceBuffer.baseAddress,
+                        pointer, nil, nil, keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), nonceBuffer.baseAddress,
                         encrypt ? 1 : 0)
                 }
             }
             guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CipherInit_ex") }
+        }
+
+        /// Replaces the key in the context with zeros (and its GHASH key with that of zeros).
+        func scrub() {
+            _ = AESGCM.zeroKey.withUnsafeBufferPointer { EVP_CipherInit_ex(pointer, nil, nil, $0.baseAddress, nil, -1) }
         }
 
         func addAAD(_ aad: [UInt8]) throws {
@@ -134,8 +158,7 @@ public enum AESGCM {
 
         func finish() throws {
             var outLength: Int32 = 0
-            var scratch = [UInt8](repeating: 0, count: 16)
-            let ok = scratch.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(pointer, $0.baseAddress, &outLength) }
+            let ok = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { EVP_CipherFinal_ex(pointer, $0.baseAddress, &outLength) }
             guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CipherFinal_ex") }
         }
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 import VaultCore
 import VaultCrypto
@@ -81,5 +82,63 @@ import VaultCrypto
         #expect(throws: CryptoError.self) {
             try AESGCM.seal([1], key: SecretBytes([UInt8](repeating: 0, count: 32)), authenticating: [], nonce: [0, 1])
         }
+    }
+
+    /// Each thread keeps one cipher context and gives it the key of each call: seals and opens
+    /// under the four vectors' keys in turn, in both directions, with failed opens (wrong key,
+    /// altered tag) in between, each still give the published bytes.
+    @Test func oneThreadInterleavingKeysAndDirectionsGetsThePublishedBytes() throws {
+        for round in 0..<40 {
+            let vector = Self.vectors[round % 4], next = Self.vectors[(round + 1) % 4]
+            try Self.check(vector)
+            let box = AESGCM.SealedBox(nonce: hex(vector.nonce), ciphertext: hex(vector.ciphertext), tag: hex(vector.tag))
+            if vector.key != next.key {
+                #expect(throws: CryptoError.authenticationFailed) { try AESGCM.open(box, key: SecretBytes(hex(next.key)), authenticating: hex(vector.aad)) }
+            }
+            var altered = box
+            altered.tag[0] ^= 1
+            #expect(throws: CryptoError.authenticationFailed) { try AESGCM.open(altered, key: SecretBytes(hex(vector.key)), authenticating: hex(vector.aad)) }
+            try Self.check(next)
+        }
+    }
+
+    /// A key given to one thread's context never serves another's: 8 threads, each with its own
+    /// random key, seal and open side by side (and the vectors' keys in between); each opens
+    /// its own boxes only, and none opens a box sealed under another thread's key.
+    @Test func threadsSideBySideNeverUseEachOthersKeys() throws {
+        let keys = try (0..<8).map { _ in try SecureRandom.secretBytes(32) }
+        let boxes = try keys.map { try AESGCM.seal(Array("sealed under my key".utf8), key: $0, authenticating: []) }
+        let failures = DispatchQueue(label: "failures")
+        nonisolated(unsafe) var problems: [String] = []
+        DispatchQueue.concurrentPerform(iterations: keys.count) { thread in
+            func fail(_ what: String) { failures.sync { problems.append("thread \(thread): \(what)") } }
+            let key = keys[thread], other = boxes[(thread + 1) % boxes.count]
+            for round in 0..<300 {
+                do {
+                    let message = Array("thread \(thread) round \(round)".utf8)
+                    let box = try AESGCM.seal(message, key: key, authenticating: [UInt8(thread)])
+                    guard try AESGCM.open(box, key: key, authenticating: [UInt8(thread)]).unprotectedBytes == message else { return fail("round trip") }
+                    guard try AESGCM.open(boxes[thread], key: key, authenticating: []).utf8String == "sealed under my key" else { return fail("own box") }
+                    if (try? AESGCM.open(other, key: key, authenticating: [])) != nil { return fail("opened another thread's box") }
+                    if round % 50 == 0 { try Self.check(Self.vectors[(thread + round) % 4]) }
+                } catch {
+                    return fail("\(error)")
+                }
+            }
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+    }
+
+    /// Seals and opens `vector` and throws unless both give its published bytes.
+    static func check(_ vector: Vector) throws {
+        let key = SecretBytes(hex(vector.key))
+        let box = try AESGCM.seal(hex(vector.plaintext), key: key, authenticating: hex(vector.aad), nonce: hex(vector.nonce))
+        guard hexString(box.ciphertext) == vector.ciphertext, hexString(box.tag) == vector.tag else {
+            throw CryptoError.invalidParameters("\(vector) sealed to other bytes")
+        }
+        let opened = try AESGCM.open(
+            AESGCM.SealedBox(nonce: hex(vector.nonce), ciphertext: hex(vector.ciphertext), tag: hex(vector.tag)), key: key,
+            authenticating: hex(vector.aad))
+        guard hexString(opened.unprotectedBytes) == vector.plaintext else { throw CryptoError.invalidParameters("\(vector) opened to other bytes") }
     }
 }

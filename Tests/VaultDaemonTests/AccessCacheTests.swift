@@ -62,6 +62,31 @@ import VaultTestSupport
         #expect(Concurrent.answer(dispatcher, Concurrent.get("s", "a")).secret == "x")
     }
 
+    /// A request checks the vault file once (`StoreCheckScope`), and its rules, item and audit
+    /// key come from that one view: every write of another process, appended or compacted, an
+    /// item or a rule, is seen by the very next request.
+    @Test func everyWriteOfAnotherProcessIsSeenByTheNextRequest() throws {
+        let dispatcher = dispatcher(ActiveStore(store: try fileStore(), reason: "a test"))
+        #expect(Concurrent.answer(dispatcher, Concurrent.set("s", "a", "x")).code == nil)
+        let other = EncryptedFileStore(path: vaultFile, options: .init(kdfParameters: .minimum, compactionFloor: 0))
+        try other.unlock(passphrase: SecretBytes(utf8: "a passphrase for the test"))
+        let item = try ItemKey(service: "s", account: "a")
+        for step in 0..<12 {
+            try other.set(item, secret: SecretBytes(utf8: "v\(step)"), changes: ItemChanges())
+            #expect(Concurrent.answer(dispatcher, Concurrent.get("s", "a")).secret == "v\(step)", "step \(step)")
+            #expect(Concurrent.answer(dispatcher, Concurrent.get("s", "a")).secret == "v\(step)", "step \(step), again")
+            if step % 4 == 3 {
+                // A rule and the item in one write each, then both undone: each seen at once.
+                var rules = try AccessRules.load(from: other)
+                rules.update(item) { $0.allow = [AccessRules.Program(path: "/bin/true", sha256: "00", added: "")] }
+                try rules.save(to: other)
+                #expect(Concurrent.answer(dispatcher, Concurrent.get("s", "a")).code == "denied", "step \(step)")
+                try AccessRules().save(to: other)
+            }
+            if step == 6 { try other.changePassphrase(current: SecretBytes(utf8: "a passphrase for the test"), new: SecretBytes(utf8: "a passphrase for the test"), rekey: false) }
+        }
+    }
+
     @Test func nothingIsAuditedUnderACachedKeyOnceLocked() throws {
         // The key exists before the first record, so the first record caches it.
         let memory = InMemoryStore()
@@ -101,7 +126,7 @@ import VaultTestSupport
     @Test func everyExclusiveSectionEmptiesTheCaches() throws {
         let memory = InMemoryStore()
         let store = ActiveStore(store: memory, reason: "a test")
-        let cache = StoreCache<Int>(vaultFile: vaultFile)
+        let cache = StoreCache<Int>()
         store.register(cache)
         let loads = Mutex(0)
         func value() throws -> Int {

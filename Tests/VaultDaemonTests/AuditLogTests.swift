@@ -42,6 +42,27 @@ import VaultTestSupport
         #expect(damaged.unreadable == 1 && damaged.records.count == records.count)
     }
 
+    /// Records are sealed before the log's lock is taken, under a time that another thread may
+    /// take first: whatever the interleaving, the file holds every record once, in strictly
+    /// increasing time, so a follower asking for those after the last it saw misses none.
+    @Test func recordsAppendedFromManyThreadsAreInStrictlyIncreasingTime() throws {
+        let directory = TemporaryDirectory()
+        let log = AuditLog(directory: directory.file("vault"), maxBytes: 1 << 24)
+        let key = try SecureRandom.secretBytes(AESGCM.keySize)
+        let threads = 8, each = 150
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0..<each { try? log.append(entry(thread * each + index), key: key) }
+        }
+        let (records, unreadable) = try log.records(key: key, after: .min)
+        #expect(unreadable == 0 && records.count == threads * each)
+        #expect(Set(records.compactMap(\.service)).count == threads * each)
+        let times = records.compactMap { Timestamp.milliseconds(rfc3339: $0.time) }
+        #expect(times.count == records.count && zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        // A follower that read up to any record gets exactly the ones after it.
+        let middle = times[times.count / 2]
+        #expect(try log.records(key: key, after: middle).records.count == times.count - times.count / 2 - 1)
+    }
+
     @Test func theLogIsNeverWrittenThroughASymbolicLink() throws {
         let directory = TemporaryDirectory()
         let log = AuditLog(directory: directory.path)

@@ -171,6 +171,40 @@ import VaultCrypto
         chmod(directory.path, 0o700)
         #expect(throws: Never.self) { try fastStore(path).unlock(passphrase: testPassphrase) }
     }
+
+    /// Writes never follow a link (O_NOFOLLOW; a compaction would replace the link itself), so
+    /// reads must not either: a vault path that is a symbolic link is refused at unlock, naming
+    /// the path and the real one to use, and a link put in place of an open vault fails its next use.
+    @Test func aVaultPathThatIsASymbolicLinkIsRefusedNamingTheRealPath() throws {
+        let directory = TemporaryDirectory()
+        let (real, store) = try newVault(directory)
+        let link = directory.file("link.db")
+        try store.set(key("svc", "acct"), secret: SecretBytes(utf8: "s3cret"), changes: ItemChanges())
+        let before = readBytes(real)
+        symlink(real, link)
+        func refusesTheLink(_ error: any Error) -> Bool {
+            (error as? VaultError)?.code == .permissionDenied && "\(error)".contains(link) && "\(error)".contains("symbolic link")
+                && "\(error)".contains("to the real path, \(real)")
+        }
+        #expect { try fastStore(link).unlock(passphrase: testPassphrase) } throws: { refusesTheLink($0) }
+        // A dangling link is not a missing vault to create through.
+        let dangling = directory.file("dangling.db")
+        symlink(directory.file("nowhere.db"), dangling)
+        #expect { try fastStore(dangling).unlock(passphrase: testPassphrase) } throws: {
+            ($0 as? VaultError)?.code == .permissionDenied && "\($0)".contains("symbolic link")
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.file("nowhere.db")) == false)
+        // The open vault replaced by a link to a copy: refused on its next read and write, nothing written.
+        let copy = directory.file("copy.db")
+        writeBytes(before, to: copy)
+        #expect(rename(real, directory.file("moved.db")) == 0)
+        symlink(copy, real)
+        #expect { _ = try store.get(key("svc", "acct")) } throws: { ($0 as? VaultError)?.code == .permissionDenied && "\($0)".contains("symbolic link") }
+        #expect { try store.set(key("svc", "other"), secret: SecretBytes(utf8: "x"), changes: ItemChanges()) } throws: {
+            ($0 as? VaultError)?.code == .permissionDenied
+        }
+        #expect(readBytes(copy) == before)
+    }
 }
 
 extension Array where Element == UInt8 {

@@ -295,4 +295,36 @@ import VaultCrypto
         // Both paths were taken: appends (the inode stayed) and compactions (it changed).
         #expect(compactions > 3 && compactions < 200, "\(compactions) compactions in 300 writes")
     }
+
+    /// Another process rewrote the file into one `stat` cannot tell from the one this store last
+    /// read (simulated: the store is told the file is unchanged). Its next write must notice that
+    /// the file no longer ends with the trailer and tag it read, read the file again and append
+    /// after what is there, rather than chain an entry to a tag the file no longer has (after which
+    /// every reader would reject the file): both with entries in the journal and with none.
+    @Test func aWriteAfterAStaleViewOfTheFileReadsItAgainAndChainsCorrectly() throws {
+        for compactedBeforehand in [false, true] {
+            let directory = TemporaryDirectory()
+            let path = directory.file("vault.db")
+            let options = EncryptedFileStore.Options(kdfParameters: .minimum, lockTimeout: 30)
+            let stale = EncryptedFileStore(path: path, options: options)
+            try stale.unlock(passphrase: testPassphrase)
+            try stale.set(key("s", "first"), secret: SecretBytes(utf8: "1"), changes: ItemChanges())
+            if compactedBeforehand { try stale.changePassphrase(current: testPassphrase, new: testPassphrase, rekey: false) }
+            let other = EncryptedFileStore(path: path, options: options)
+            try other.unlock(passphrase: testPassphrase)
+            try other.set(key("s", "other"), secret: SecretBytes(utf8: "2"), changes: ItemChanges())
+            try other.changePassphrase(current: testPassphrase, new: testPassphrase, rekey: false)  // a compaction
+            try other.set(key("s", "later"), secret: SecretBytes(utf8: "3"), changes: ItemChanges())
+
+            try stale.assumeFileUnchanged()
+            try stale.set(key("s", "mine"), secret: SecretBytes(utf8: "4"), changes: ItemChanges())
+
+            let reader = EncryptedFileStore(path: path, options: options)
+            try reader.unlock(passphrase: testPassphrase)
+            #expect(try reader.list(service: "s").map(\.key.account) == ["first", "later", "mine", "other"], "compacted: \(compactedBeforehand)")
+            #expect(try reader.get(key("s", "mine")).secret == SecretBytes(utf8: "4"))
+            #expect(try other.get(key("s", "mine")).secret == SecretBytes(utf8: "4"))
+            #expect(try stale.get(key("s", "later")).secret == SecretBytes(utf8: "3"))
+        }
+    }
 }

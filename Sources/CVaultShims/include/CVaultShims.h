@@ -57,12 +57,6 @@ int vault_pidfd_running(int pidfd);
 /// no writer is about. Returns 0, or an errno value.
 int vault_rwlock_init_prefer_writer(pthread_rwlock_t *lock);
 
-/// Initializes `mutex` as glibc's adaptive mutex (PTHREAD_MUTEX_ADAPTIVE_NP): a thread that finds
-/// it held spins briefly before sleeping in the kernel, and it is no priority-inheritance futex
-/// (Swift's `Mutex` on Linux is one: every contended lock and unlock is a system call). Returns 0,
-/// or an errno value.
-int vault_mutex_init_adaptive(pthread_mutex_t *mutex);
-
 /// mallopt(M_MMAP_THRESHOLD, bytes): glibc serves blocks of `bytes` and more with mmap from now
 /// on, and stops raising that threshold dynamically. Returns 1 on success, 0 on error.
 int vault_set_mmap_threshold(int bytes);

@@ -37,10 +37,18 @@ public protocol VaultStore: AnyObject, Sendable {
     /// The lock file through which every process using this store takes turns refreshing its
     /// sign-in sessions; nil for a store no other process can see. Default: nil.
     var refreshLockPath: String? { get }
+
+    /// Brings the store up to date with what other processes wrote (a read's check, see
+    /// `StoreCheckScope`) and returns a number that differs whenever its items may have changed
+    /// since it was last returned, by this process or another; values derived from items may be
+    /// kept while it stays the same. nil when the store cannot tell (nothing may be kept).
+    /// Default: nil.
+    func itemsGeneration() throws -> UInt64?
 }
 
 extension VaultStore {
     public var refreshLockPath: String? { nil }
+    public func itemsGeneration() throws -> UInt64? { nil }
     public func unaddressable(service: String?) throws -> [UnaddressableItem] { [] }
     public func items(matching attributes: [String: String]) throws -> [ItemInfo] {
         guard let service = attributes["service"], service != ItemKey.attributeOnlyService else {

@@ -14,6 +14,10 @@ public struct FileStatus: Sendable, Equatable {
     public let owner: UInt32
     public let modificationSeconds: Int
     public let modificationNanoseconds: Int
+    /// The inode's last status change (st_ctim): set by the kernel on every write, chmod, rename
+    /// or link, and unlike the mtime no user can set it back (`touch -d` changes it too).
+    public let changeSeconds: Int
+    public let changeNanoseconds: Int
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
@@ -23,6 +27,8 @@ public struct FileStatus: Sendable, Equatable {
         owner = UInt32(info.st_uid)
         modificationSeconds = Int(info.st_mtim.tv_sec)
         modificationNanoseconds = Int(info.st_mtim.tv_nsec)
+        changeSeconds = Int(info.st_ctim.tv_sec)
+        changeNanoseconds = Int(info.st_ctim.tv_nsec)
     }
 
     /// Status of `path`, or nil when it does not exist.
@@ -57,10 +63,13 @@ public struct FileStatus: Sendable, Equatable {
         }
     }
 
-    /// True when the same file is still at the path: same inode, size and modification time.
+    /// True when the same, unchanged file is still at the path: same device, inode, size,
+    /// modification time and status change time. The ctime is what makes this hold against a
+    /// rewrite whose mtime was put back (`touch -d`, utimensat): that sets the ctime to now.
     public func sameFile(as other: FileStatus) -> Bool {
         device == other.device && inode == other.inode && size == other.size
             && modificationSeconds == other.modificationSeconds
             && modificationNanoseconds == other.modificationNanoseconds
+            && changeSeconds == other.changeSeconds && changeNanoseconds == other.changeNanoseconds
     }
 }

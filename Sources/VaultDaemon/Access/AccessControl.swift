@@ -35,8 +35,8 @@ final class AccessControl: Sendable {
         self.logger = logger
         broker = ApprovalBroker(timeout: approvalTimeout)
         audit = AuditLog(directory: FileSystem.parentDirectory(of: vaultFile))
-        cachedRules = StoreCache(vaultFile: vaultFile)
-        cachedAuditKey = StoreCache(vaultFile: vaultFile)
+        cachedRules = StoreCache()
+        cachedAuditKey = StoreCache()
         store.register(cachedRules)
         store.register(cachedAuditKey)
     }
@@ -81,6 +81,8 @@ final class AccessControl: Sendable {
     func askApprover(op: Operation, item: ItemKey, _ context: RequestContext) throws {
         let caller = context.caller
         let answer: ApprovalBroker.Answer
+        // The answer may take seconds: what the request reads afterwards is read anew.
+        defer { StoreCheckScope.checkAgain() }
         do {
             answer = try broker.ask(op: op.rawValue, item: item, caller: caller)
         } catch {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import VaultCore
 import VaultCrypto
 import VaultProtocol
@@ -30,6 +31,9 @@ final class AuditLog: Sendable {
         var held: OpenLog?
     }
     private let writer = AdaptiveLock(Writer())
+    /// `Writer.last`, readable without the lock: a record is sealed before the lock is taken, under
+    /// the time after this, and sealed again inside only when another record took that time meanwhile.
+    private let lastTime = Atomic<Int64>(0)
 
     private final class OpenLog {
         let fd: FileDescriptor
@@ -59,22 +63,32 @@ final class AuditLog: Sendable {
 
     /// Seals and appends `entry` (its `time` is set here).
     func append(_ entry: AuditEntryBody, key: SecretBytes) throws {
+        // Before the lock, which other connection threads wait for: a system call fewer inside it.
+        let current = try FileStatus.of(path, followSymlinks: false)
+        var sealed = try Self.seal(entry, at: max(Clock.nowMilliseconds(), lastTime.load(ordering: .relaxed) + 1), key: key)
         try writer.withLock { writer in
-            var entry = entry
-            let now = max(Clock.nowMilliseconds(), writer.last + 1)
-            entry.time = Timestamp.rfc3339(milliseconds: now)
-            let box = try AESGCM.seal(AuditEntryEncoder.encode(entry), key: key, authenticating: Self.associatedData)
-            let line = Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A]
-            try write(line, to: &writer.held)
-            writer.last = now
+            if sealed.time <= writer.last {
+                sealed = try Self.seal(entry, at: max(Clock.nowMilliseconds(), writer.last + 1), key: key)
+            }
+            try write(sealed.line, to: &writer.held, current: current)
+            writer.last = sealed.time
+            lastTime.store(sealed.time, ordering: .relaxed)
         }
         appended.wakeAll()
     }
 
-    /// Appends `line` to the open log, (re)opening it when the file at `path` is not the one held,
-    /// and rotating first when the line would take it past `maxBytes`. With `writer` locked.
-    private func write(_ line: [UInt8], to held: inout OpenLog?) throws {
-        let current = try FileStatus.of(path, followSymlinks: false)
+    /// `entry` at `time` (ms), sealed: the log's line.
+    private static func seal(_ entry: AuditEntryBody, at time: Int64, key: SecretBytes) throws -> (time: Int64, line: [UInt8]) {
+        var entry = entry
+        entry.time = Timestamp.rfc3339(milliseconds: time)
+        let box = try AESGCM.seal(AuditEntryEncoder.encode(entry), key: key, authenticating: associatedData)
+        return (time, Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A])
+    }
+
+    /// Appends `line` to the open log, (re)opening it when the file at `path` (`current`, as it was
+    /// just before the lock was taken) is not the one held, and rotating first when the line would
+    /// take it past `maxBytes`. With `writer` locked.
+    private func write(_ line: [UInt8], to held: inout OpenLog?, current: FileStatus?) throws {
         if let log = held, let current, current.device == log.device, current.inode == log.inode, log.size + Int64(line.count) <= maxBytes {
             // Still the file we hold, with room left.
         } else {

@@ -5,12 +5,13 @@ import Synchronization
 import VaultCore
 import VaultCrypto
 
-/// SHA-256 of program files, cached by device, inode, size and modification time: a file changed
-/// in place gets a new mtime (or size), a file replaced gets a new inode, so either is hashed
+/// SHA-256 of program files, cached by device, inode, size, modification and status change
+/// time: a file changed in place gets a new ctime (even when its mtime is put back with
+/// `touch -d`, which sets the ctime too), a file replaced gets a new inode, so either is hashed
 /// again. Files over 1 GiB are not hashed (no rule can match them).
 final class ExecutableHashes: Sendable {
     struct Key: Hashable {
-        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int, changeSeconds: Int, changeNanoseconds: Int
     }
 
     static let shared = ExecutableHashes()
@@ -22,7 +23,8 @@ final class ExecutableHashes: Sendable {
     func hash(of fd: FileDescriptor) -> String? {
         guard let status = try? fd.status(), status.isRegularFile else { return nil }
         let key = Key(device: status.device, inode: status.inode, size: status.size,
-                      seconds: status.modificationSeconds, nanoseconds: status.modificationNanoseconds)
+                      seconds: status.modificationSeconds, nanoseconds: status.modificationNanoseconds,
+                      changeSeconds: status.changeSeconds, changeNanoseconds: status.changeNanoseconds)
         if let known = cache.withLock({ $0[key] }) { return known }
         guard lseek(fd.rawValue, 0, SEEK_SET) == 0, let digest = try? SHA256.hash(reading: fd, limit: Self.limit) else { return nil }
         let hex = digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()

@@ -18,7 +18,7 @@ import VaultCore
 /// processes of one user (docs/protocol.md, "Access rules").
 ///
 /// What `identify` read is kept for the connection's next requests while /proc/PID/exe is still
-/// the same file (device, inode, size, mtime: one `stat`) and the pidfd still runs: an `exec` of
+/// the same file (device, inode, size, mtime, ctime: one `stat`) and the pidfd still runs: an `exec` of
 /// another program (or the program's file changed in place) is noticed by the `stat`, and pid
 /// reuse by the pidfd (while it runs, the pid is the same process's; its start time would add
 /// nothing). An interpreter's caller is read again each time, since an `exec` of the same

@@ -1,4 +1,5 @@
 import Dispatch
+import VaultCore
 
 /// Threads waiting for something to change, woken together: a waiter takes a ticket *before* it
 /// looks at the state it waits on, then waits on the ticket with a deadline, so a change made in

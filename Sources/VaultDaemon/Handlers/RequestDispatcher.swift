@@ -88,14 +88,18 @@ public final class RequestDispatcher: Sendable {
         if isUse { store.recordUse() }
         defer { if isUse { store.recordUse() } }
         let context = RequestContext(peer: peer)
-        var response = respond(to: decoded.request, context)
-        if case .failure(let body) = response, body.code == VaultErrorCode.locked.rawValue, decoded.request.touchesItems {
-            // Name the real cause (the passphrase file's mode, say); try again when it was fixed.
-            let (unlocked, explained) = store.explainLocked(.locked(body.message))
-            response = unlocked ? respond(to: decoded.request, context) : .failure(ErrorBody(explained))
+        // One check of the store for other processes' writes, shared by the request's reads (the
+        // rules, the item, the audit key).
+        return StoreCheckScope.run {
+            var response = respond(to: decoded.request, context)
+            if case .failure(let body) = response, body.code == VaultErrorCode.locked.rawValue, decoded.request.touchesItems {
+                // Name the real cause (the passphrase file's mode, say); try again when it was fixed.
+                let (unlocked, explained) = store.explainLocked(.locked(body.message))
+                response = unlocked ? respond(to: decoded.request, context) : .failure(ErrorBody(explained))
+            }
+            audit(decoded.request, response, context)
+            return ResponseLine(id: decoded.id, response)
         }
-        audit(decoded.request, response, context)
-        return ResponseLine(id: decoded.id, response)
     }
 
     private func respond(to request: Request, _ context: RequestContext) -> Response {

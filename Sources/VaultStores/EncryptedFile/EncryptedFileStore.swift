@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 import VaultCore
 import VaultCrypto
 
@@ -35,7 +34,19 @@ public final class EncryptedFileStore: PassphraseProtected {
     public let path: String
     public let options: Options
     private let fileLock: VaultFileLock
-    private let state = Mutex<OpenVault?>(nil)
+    /// An adaptive mutex, not Swift's `Mutex` (a priority-inheritance futex: every contended lock
+    /// is a system call): a `get` holds it only to find the sealed record.
+    private let state = AdaptiveLock(State())
+
+    private struct State {
+        var vault: OpenVault?
+        /// Changes whenever `vault` may have: opened, locked, caught up with the file, written.
+        /// (Not a `didSet`: an observed property is passed `inout` as a copy, and changing that
+        /// copy in place would copy the whole item table.)
+        var generation: UInt64 = 0
+
+        mutating func changed() { generation &+= 1 }
+    }
 
     public init(path: String, options: Options = Options()) {
         self.path = path
@@ -92,8 +103,8 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     public func status() -> StoreStatus {
-        state.withLock { open in
-            StoreStatus(kind: kind, isLocked: open == nil, location: path, itemCount: open?.table.count)
+        state.withLock { state in
+            StoreStatus(kind: kind, isLocked: state.vault == nil, location: path, itemCount: state.vault?.table.count)
         }
     }
 
@@ -107,16 +118,24 @@ public final class EncryptedFileStore: PassphraseProtected {
         if passphrase.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
         try prepareDirectory()
         let opened = try fileLock.withLock(vaultPath: path) { () throws -> OpenVault in
-            if try FileStatus.of(path) == nil {
+            // Not followed: a vault path that is a symbolic link is refused (`checkFile`).
+            guard let status = try AtomicFileWriter.storage("inspect", path, { try FileStatus.of(path, followSymlinks: false) }) else {
                 return try create(passphrase: passphrase)
             }
+            try checkFile(status)
             return try open(passphrase: passphrase)
         }
-        state.withLock { $0 = opened }
+        state.withLock { state in
+            state.vault = opened
+            state.changed()
+        }
     }
 
     public func lock() throws {
-        state.withLock { $0 = nil }
+        state.withLock { state in
+            state.vault = nil
+            state.changed()
+        }
     }
 
     public func changePassphrase(current: SecretBytes, new: SecretBytes, rekey: Bool) throws {
@@ -132,7 +151,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     public func changePassphrase(current: SecretBytes, new: SecretBytes, parameters: Scrypt.Parameters? = nil, rekey: Bool = true) throws {
         if new.isEmpty { throw VaultError.invalidInput("an empty passphrase is refused") }
         try prepareDirectory()
-        try state.withLock { openState in
+        try state.withLock { state in
             try fileLock.withLock(vaultPath: path) {
                 guard try FileStatus.of(path) != nil else {
                     throw VaultError.unavailable("there is no vault at \(path) yet: it is created by the first unlock")
@@ -144,7 +163,10 @@ public final class EncryptedFileStore: PassphraseProtected {
                     vaultID: vault.keyBlock.vaultID)
                 vault.keyBlock = newBlock
                 try persist(&vault)
-                if openState != nil { openState = vault }
+                if state.vault != nil {
+                    state.vault = vault
+                    state.changed()
+                }
             }
         }
     }
@@ -173,7 +195,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// The state lock is held only to find the sealed record; it is opened outside, so that
     /// concurrent `get`s decrypt side by side (the key stays alive while this holds it).
     public func get(_ key: ItemKey) throws -> Item {
-        let (entry, vaultID, dataKey) = try withOpenVault { vault in (try vault.table.entry(key), vault.keyBlock.vaultID, vault.dataKey) }
+        let (entry, vaultID, dataKey) = try withOpenVault { vault, _ in (try vault.table.entry(key), vault.keyBlock.vaultID, vault.dataKey) }
         do {
             return Item(info: entry.info, secret: try entry.payload.openSecret(vaultID: vaultID, key: dataKey))
         } catch CryptoError.authenticationFailed {
@@ -196,11 +218,11 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     public func list(service: String?) throws -> [ItemInfo] {
-        try withOpenVault { vault in vault.table.list(service: service) }
+        try withOpenVault { vault, _ in vault.table.list(service: service) }
     }
 
     public func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo] {
-        try withOpenVault { vault in vault.table.list(service: service, after: after, limit: limit) }
+        try withOpenVault { vault, _ in vault.table.list(service: service, after: after, limit: limit) }
     }
 
     private func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {
@@ -244,10 +266,26 @@ public final class EncryptedFileStore: PassphraseProtected {
 
     // MARK: Opening, creating, persisting
 
-    private func withOpenVault<R: Sendable>(_ body: (OpenVault) throws -> R) throws -> R {
-        try state.withLock { openState in
-            let vault = try current(&openState)
-            return try body(vault)
+    /// Changes with every change of the items: this store's writes, lock and unlock, and what it
+    /// reads of other processes' writes (the read's check is made here).
+    public func itemsGeneration() throws -> UInt64? {
+        try withOpenVault { _, generation in generation }
+    }
+
+    /// `body` with the open vault and its generation, caught up first with other processes'
+    /// writes when this read checks for them (`StoreCheckScope`: outside a request every read
+    /// does, inside one the first). The check is one `fstatat`, made before the lock is taken;
+    /// while the file is as last seen, the lock is held only while `body` runs.
+    private func withOpenVault<R>(_ body: (OpenVault, UInt64) throws -> R) throws -> R {
+        let checking = StoreCheckScope.mustCheck(self)
+        let seen = checking ? try? FileStatus.of(path, followSymlinks: false) : nil
+        return try state.withLock { state in
+            if let vault = state.vault, let known = vault.identity, !checking || seen.map({ known.sameFile(as: $0) }) == true {
+                return try body(vault, state.generation)
+            }
+            let caughtUp = Result { try current(&state.vault) }
+            state.changed()
+            return try body(caughtUp.get(), state.generation)
         }
     }
 
@@ -278,19 +316,41 @@ public final class EncryptedFileStore: PassphraseProtected {
 
     /// Runs a change under the inter-process lock against the newest file, then writes it: one
     /// journal entry, or a compaction. The in-memory state changes only once the write is durable.
+    /// When the file turns out not to end as last read (`StaleView`), it is read whole and the
+    /// change made again against what it holds.
     private func mutate<R: Sendable>(_ body: (OpenVault) throws -> (R, [OpenVault.Change])) throws -> R {
-        try state.withLock { openState in
+        try state.withLock { state in
+            defer { state.changed() }
             return try fileLock.withLock(vaultPath: path) {
-                _ = try current(&openState)
-                guard var vault = openState else { throw lockedError }
-                openState = nil  // changed in place below
-                defer { openState = vault }
-                let (result, changes) = try body(vault)
-                try commit(changes, to: &vault)
-                return result
+                do {
+                    return try change(&state.vault, body)
+                } catch is StaleView {
+                    state.vault?.identity = nil
+                    do {
+                        return try change(&state.vault, body)
+                    } catch is StaleView {
+                        throw VaultError.unavailable("the vault file \(path) changed while it was being written, outside vault's lock; retry")
+                    }
+                }
             }
         }
     }
+
+    private func change<R: Sendable>(_ openState: inout OpenVault?, _ body: (OpenVault) throws -> (R, [OpenVault.Change])) throws -> R {
+        _ = try current(&openState)
+        guard var vault = openState else { throw lockedError }
+        openState = nil  // changed in place below
+        defer { openState = vault }
+        let (result, changes) = try body(vault)
+        try commit(changes, to: &vault)
+        return result
+    }
+
+    /// The file does not end with the snapshot trailer and last entry this process read, though
+    /// `stat` saw the same file: another process rewrote it into one with the same identity (a
+    /// compaction that got the same inode, size and times). Appending would chain to a tag the
+    /// file no longer has, and every reader would then reject the file.
+    private struct StaleView: Error {}
 
     /// Appends one change as a journal entry when the file has a journal and it stays within
     /// bounds; otherwise compacts. `vault` is changed only after the write is durable.
@@ -315,12 +375,13 @@ public final class EncryptedFileStore: PassphraseProtected {
     private func append(_ entry: [UInt8], tag: [UInt8], to vault: inout OpenVault) throws {
         guard var journal = vault.journal, let known = vault.identity else { preconditionFailure("appending to a file without a journal") }
         let end = journal.position.end
-        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW) }
+        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDWR | O_NOFOLLOW) }
         try fd.closeAfter {
             let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
             guard status.sameFile(as: known) else {
                 throw VaultError.unavailable("the vault file \(path) changed while it was being written, outside vault's lock; retry")
             }
+            guard try AtomicFileWriter.storage("read", path, { try Self.endsAsRead(fd, journal) }) else { throw StaleView() }
             do {
                 if status.size != Int64(end) { try fd.truncate(to: end) }
                 try fd.write(entry, at: end)
@@ -332,6 +393,26 @@ public final class EncryptedFileStore: PassphraseProtected {
             journal.position = VaultJournal.Position(end: end + entry.count, lastTag: tag)
             vault.journal = journal
             vault.identity = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
+        }
+    }
+
+    /// Whether the file open on `fd` still holds, where this process last saw them, the
+    /// snapshot's trailer (MAC and checksum) and the last journal entry's tag: about 76 bytes read.
+    private static func endsAsRead(_ fd: FileDescriptor, _ journal: OpenVault.Journal) throws -> Bool {
+        let trailerStart = journal.snapshotSize - VaultFileFormat.trailerSize
+        guard try fd.read(count: VaultFileFormat.trailerSize, at: trailerStart) == journal.snapshotTrailer else { return false }
+        guard journal.position.end > journal.snapshotSize else { return true }  // the chain starts at the snapshot's tag
+        let tagStart = journal.position.end - SHA256.digestSize - AESGCM.tagSize
+        return try fd.read(count: AESGCM.tagSize, at: tagStart) == journal.position.lastTag
+    }
+
+    /// For tests: takes the file as it is now for the one last read, without reading it, as a
+    /// `stat` that cannot tell two files apart would (`StaleView`).
+    func assumeFileUnchanged() throws {
+        let status = try FileStatus.of(path, followSymlinks: false)
+        state.withLock { state in
+            state.vault?.identity = status
+            state.changed()
         }
     }
 
@@ -367,7 +448,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// entries when the same file grew with its snapshot unchanged, else the whole file. The data
     /// key survives a passphrase change elsewhere (only its wrapping changes), so no passphrase is needed.
     private func refreshIfChanged(_ vault: inout OpenVault) throws {
-        guard let current = try AtomicFileWriter.storage("inspect", path, { try FileStatus.of(path) }) else {
+        guard let current = try AtomicFileWriter.storage("inspect", path, { try FileStatus.of(path, followSymlinks: false) }) else {
             throw VaultError.unavailable("vault file \(path) was removed while in use; restore it, or lock and unlock to start a new vault")
         }
         if let known = vault.identity, known.sameFile(as: current) { return }
@@ -431,7 +512,13 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     private func readFile() throws -> ([UInt8], FileStatus) {
-        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDONLY) }
+        let fd = try AtomicFileWriter.storage("open", path) {
+            do {
+                return try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW)
+            } catch let error as Errno where error.rawValue == ELOOP {
+                throw symbolicLinkError
+            }
+        }
         return try fd.closeAfter {
             let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
             try checkFile(status)
@@ -443,6 +530,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     private func checkFile(_ status: FileStatus) throws {
+        if status.isSymbolicLink { throw symbolicLinkError }
         guard status.isRegularFile else { throw VaultError.notAVault(path: path) }
         guard status.owner == FileSystem.currentUserID else {
             throw VaultError.insecurePermissions(path: path, detail: "it is owned by uid \(status.owner), not by you (uid \(FileSystem.currentUserID))")
@@ -451,6 +539,19 @@ public final class EncryptedFileStore: PassphraseProtected {
             throw VaultError.insecurePermissions(
                 path: path, detail: "others can access it (mode \(String(status.permissions, radix: 8))); run 'chmod 600 \(path)'")
         }
+    }
+
+    /// The vault file is never used through a symbolic link (its writes open it with O_NOFOLLOW,
+    /// and its replacement by a compaction would replace the link, not its target).
+    private var symbolicLinkError: VaultError {
+        let target = realpath(path, nil).map { resolved in
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        return .insecurePermissions(
+            path: path,
+            detail: "it is a symbolic link\(target.map { " to \($0)" } ?? ""), and vault never uses a vault file through one; "
+                + "set VAULT_FILE (or 'file' in the configuration file) to the real path\(target.map { ", \($0)" } ?? "") instead")
     }
 
     /// Creates the vault's directory 0700 when missing; refuses one that others could write to.

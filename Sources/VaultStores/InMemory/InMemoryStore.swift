@@ -5,8 +5,10 @@ import VaultCore
 /// Secrets are `SecretBytes`, so they are wiped when replaced, deleted or when the store goes away.
 public final class InMemoryStore: VaultStore {
     private struct State {
-        var table = ItemTable<SecretBytes>()
-        var isLocked = false
+        var table = ItemTable<SecretBytes>() { didSet { generation &+= 1 } }
+        var isLocked = false { didSet { generation &+= 1 } }
+        /// Changes with every change of the items or the lock (`itemsGeneration`).
+        var generation: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -44,6 +46,11 @@ public final class InMemoryStore: VaultStore {
 
     public func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo] {
         try withUnlocked { (state) in state.table.list(service: service, after: after, limit: limit) }
+    }
+
+    /// Only this process changes it: a count of its changes.
+    public func itemsGeneration() throws -> UInt64? {
+        state.withLock { $0.generation }
     }
 
     /// Locking keeps the items (there is nowhere else to keep them) but refuses access until unlocked.
