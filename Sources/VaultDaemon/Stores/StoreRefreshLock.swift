@@ -9,6 +9,11 @@ struct StoreRefreshLock: RefreshLock {
 
     func withLock<R>(_ key: ItemKey, until deadline: Double, _ body: () throws -> R) throws -> R {
         guard let path = store.current.store.refreshLockPath else { return try body() }
-        return try FileRefreshLock(path: path).withLock(key, until: deadline, body)
+        return try FileRefreshLock(path: path).withLock(key, until: deadline) {
+            // Another vaultd may have refreshed the session while this one waited: the request's
+            // reads from here on check the vault file again (`StoreCheckScope`).
+            StoreCheckScope.checkAgain()
+            return try body()
+        }
     }
 }
