@@ -62,6 +62,7 @@ extension RequestDispatcher {
             let left = deadline - Clock.monotonicSeconds()
             if !records.isEmpty || left <= 0 { return Self.result(audit: records) }
             access.audit.wait(ticket, seconds: left)
+            StoreCheckScope.checkAgain()  // it waited: the key is read anew (another process may have replaced it)
         }
     }
 
