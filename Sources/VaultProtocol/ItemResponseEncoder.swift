@@ -16,7 +16,7 @@ enum ItemResponseEncoder {
         else { return nil }
         if let item = result.item, item.isPlain, result.items == nil, result.next == nil {
             let secretIsText = item.secret?.withUnsafeBytes(UTF8Validation.isValid) ?? true
-            return exactly { put in
+            return ExactBuffer.written { put in
                 write(line.id, put)
                 raw(#","ok":true,"result":{"item":"#, put)
                 write(item, secretIsText: secretIsText, put)
@@ -24,7 +24,7 @@ enum ItemResponseEncoder {
             }
         }
         if result.item == nil, let items = result.items, items.allSatisfy({ $0.isPlain && $0.secret == nil }) {
-            return exactly { put in
+            return ExactBuffer.written { put in
                 write(line.id, put)
                 raw(#","ok":true,"result":{"items":["#, put)
                 for (index, item) in items.enumerated() {
@@ -37,20 +37,6 @@ enum ItemResponseEncoder {
             }
         }
         return nil
-    }
-
-    /// What `write` puts, in one buffer of exactly its size (`write` runs twice: counting, then filling).
-    private static func exactly(_ write: ((UInt8) -> Void) -> Void) -> [UInt8] {
-        var count = 0
-        write { _ in count += 1 }
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var position = 0
-            write { byte in
-                buffer[position] = byte
-                position += 1
-            }
-            initialized = position
-        }
     }
 
     private static func raw(_ text: StaticString, _ put: (UInt8) -> Void) {

@@ -5,16 +5,7 @@
 enum GetRequestEncoder {
     static func encode(_ line: RequestLine) -> [UInt8]? {
         guard case .get(let name) = line.request else { return nil }
-        var count = 0
-        write(line.id, name) { _ in count += 1 }
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var position = 0
-            write(line.id, name) { byte in
-                buffer[position] = byte
-                position += 1
-            }
-            initialized = position
-        }
+        return ExactBuffer.written { put in write(line.id, name, put) }
     }
 
     private static func write(_ id: RequestID?, _ name: ItemName, _ put: (UInt8) -> Void) {

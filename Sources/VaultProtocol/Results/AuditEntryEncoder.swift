@@ -6,16 +6,7 @@
 /// caller and the rules were cached.
 public enum AuditEntryEncoder {
     public static func encode(_ entry: AuditEntryBody) -> [UInt8] {
-        var count = 0
-        write(entry) { _ in count += 1 }
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            var position = 0
-            write(entry) { byte in
-                buffer[position] = byte
-                position += 1
-            }
-            initialized = position
-        }
+        ExactBuffer.written { put in write(entry, put) }
     }
 
     private static func write(_ entry: AuditEntryBody, _ put: (UInt8) -> Void) {
