@@ -63,13 +63,20 @@ public struct FileStatus: Sendable, Equatable {
         }
     }
 
-    /// True when the same, unchanged file is still at the path: same device, inode, size,
+    /// What tells one unchanged file from any other or from itself changed: device, inode, size,
     /// modification time and status change time. The ctime is what makes this hold against a
     /// rewrite whose mtime was put back (`touch -d`, utimensat): that sets the ctime to now.
-    public func sameFile(as other: FileStatus) -> Bool {
-        device == other.device && inode == other.inode && size == other.size
-            && modificationSeconds == other.modificationSeconds
-            && modificationNanoseconds == other.modificationNanoseconds
-            && changeSeconds == other.changeSeconds && changeNanoseconds == other.changeNanoseconds
+    public struct Identity: Hashable, Sendable {
+        public var device: UInt64, inode: UInt64, size: Int64
+        public var modificationSeconds: Int, modificationNanoseconds: Int, changeSeconds: Int, changeNanoseconds: Int
     }
+
+    public var identity: Identity {
+        Identity(device: device, inode: inode, size: size,
+                 modificationSeconds: modificationSeconds, modificationNanoseconds: modificationNanoseconds,
+                 changeSeconds: changeSeconds, changeNanoseconds: changeNanoseconds)
+    }
+
+    /// True when the same, unchanged file is still at the path (`Identity`).
+    public func sameFile(as other: FileStatus) -> Bool { identity == other.identity }
 }

@@ -10,21 +10,15 @@ import VaultCrypto
 /// `touch -d`, which sets the ctime too), a file replaced gets a new inode, so either is hashed
 /// again. Files over 1 GiB are not hashed (no rule can match them).
 final class ExecutableHashes: Sendable {
-    struct Key: Hashable {
-        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int, changeSeconds: Int, changeNanoseconds: Int
-    }
-
     static let shared = ExecutableHashes()
     static let limit = 1 << 30
     private static let capacity = 512
-    private let cache = Mutex([Key: String]())
+    private let cache = Mutex([FileStatus.Identity: String]())
 
     /// The lowercase hex SHA-256 of the regular file open on `fd`, read from its start.
     func hash(of fd: FileDescriptor) -> String? {
         guard let status = try? fd.status(), status.isRegularFile else { return nil }
-        let key = Key(device: status.device, inode: status.inode, size: status.size,
-                      seconds: status.modificationSeconds, nanoseconds: status.modificationNanoseconds,
-                      changeSeconds: status.changeSeconds, changeNanoseconds: status.changeNanoseconds)
+        let key = status.identity
         if let known = cache.withLock({ $0[key] }) { return known }
         guard lseek(fd.rawValue, 0, SEEK_SET) == 0, let digest = try? SHA256.hash(reading: fd, limit: Self.limit) else { return nil }
         let hex = digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
