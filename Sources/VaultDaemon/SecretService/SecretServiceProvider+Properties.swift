@@ -62,7 +62,7 @@ extension SecretServiceProvider {
     }
 
     private func visibleInfos() throws -> [ItemInfo] {
-        try store.read { try $0.items(matching: [:]) }.filter { $0.kind == .secret }
+        try store.read { try SecretServiceAttributes.items(matching: [:], in: $0) }
     }
 
     private func setProperty(_ interface: String, _ name: String, _ value: BusVariant, path: String, sender: String) throws {

@@ -172,7 +172,8 @@ final class SecretServiceProvider: @unchecked Sendable {
             return
         }
         queue.async { [self] in
-            call.answer(answer(call))
+            // One view of the vault file for the whole call, as for a socket request.
+            call.answer(StoreCheckScope.run { answer(call) })
             state.withLock { state in
                 state.totalCallsInFlight -= 1
                 let left = state.callsInFlight[sender, default: 1] - 1

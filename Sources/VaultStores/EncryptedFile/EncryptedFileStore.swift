@@ -399,11 +399,17 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// Whether the file open on `fd` still holds, where this process last saw them, the
     /// snapshot's trailer (MAC and checksum) and the last journal entry's tag: about 76 bytes read.
     private static func endsAsRead(_ fd: FileDescriptor, _ journal: OpenVault.Journal) throws -> Bool {
-        let trailerStart = journal.snapshotSize - VaultFileFormat.trailerSize
-        guard try fd.read(count: VaultFileFormat.trailerSize, at: trailerStart) == journal.snapshotTrailer else { return false }
+        guard try snapshotUnchanged(fd, journal) else { return false }
         guard journal.position.end > journal.snapshotSize else { return true }  // the chain starts at the snapshot's tag
         let tagStart = journal.position.end - SHA256.digestSize - AESGCM.tagSize
         return try fd.read(count: AESGCM.tagSize, at: tagStart) == journal.position.lastTag
+    }
+
+    /// Whether the file open on `fd` still holds this process's snapshot trailer (MAC and
+    /// checksum) where it last saw it.
+    private static func snapshotUnchanged(_ fd: FileDescriptor, _ journal: OpenVault.Journal) throws -> Bool {
+        let trailerStart = journal.snapshotSize - VaultFileFormat.trailerSize
+        return try fd.read(count: VaultFileFormat.trailerSize, at: trailerStart) == journal.snapshotTrailer
     }
 
     /// For tests: takes the file as it is now for the one last read, without reading it, as a
@@ -479,8 +485,7 @@ public final class EncryptedFileStore: PassphraseProtected {
             guard status.device == known.device, status.inode == known.inode, status.size > known.size,
                   status.size <= Int64(VaultFileFormat.maxFileSize) else { return false }
             try checkFile(status)
-            let trailerStart = journal.snapshotSize - VaultFileFormat.trailerSize
-            guard try fd.read(count: VaultFileFormat.trailerSize, at: trailerStart) == journal.snapshotTrailer else { return false }
+            guard try Self.snapshotUnchanged(fd, journal) else { return false }
             let appended = try fd.read(count: Int(status.size) - journal.position.end, at: journal.position.end)
             try vault.readJournal(appended, path: path)
             vault.identity = status
