@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The clients (vaultctl, the credential helpers) as static executables: no dynamic loader, no
+/// shared libraries to map, relocate and initialise at each start, which took about half of a
+/// whole `vaultctl get` (docs/performance.md, "vaultctl as a static executable"). Not position
+/// independent: glibc's static-PIE start-up refuses the run path SwiftPM writes into every
+/// executable, so the program's own image is at a fixed address (its stack, heap and mappings are
+/// still randomised), as in the Go-built `gh` and `op`.
+let staticClient: [LinkerSetting] = [.unsafeFlags(["-static-executable", "-l_FoundationCollections", "-l_FoundationCShims"], .when(platforms: [.linux]))]
+
 let package = Package(
     name: "vault",
     platforms: [.macOS(.v15)],
@@ -84,9 +92,9 @@ let package = Package(
 
         // Thin executables: parse arguments, call the libraries.
         .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore"]),
-        .executableTarget(name: "vaultctl", dependencies: ["VaultCLI"]),
-        .executableTarget(name: "git-credential-vault", dependencies: ["VaultHelpers"]),
-        .executableTarget(name: "docker-credential-vault", dependencies: ["VaultHelpers"]),
+        .executableTarget(name: "vaultctl", dependencies: ["VaultCLI"], linkerSettings: staticClient),
+        .executableTarget(name: "git-credential-vault", dependencies: ["VaultHelpers"], linkerSettings: staticClient),
+        .executableTarget(name: "docker-credential-vault", dependencies: ["VaultHelpers"], linkerSettings: staticClient),
         // Prints one shell's completion script (scripts/generate-completions writes completions/).
         .executableTarget(name: "vaultctl-completions", dependencies: ["VaultCLI"]),
 
@@ -126,7 +134,10 @@ let package = Package(
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
-        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vaultctl", "vault-store-tool", "git-credential-vault", "docker-credential-vault", "vault-auth-storage-tool", "VaultClient", "VaultTokenSource", "VaultCore", "VaultTestSupport"]),
+        // The static clients (vaultctl, the credential helpers) are not dependencies: a test target
+        // is linked with its executable dependencies' linker settings, and a test bundle cannot be a
+        // static executable. `swift build --build-tests` builds them with everything else.
+        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vault-store-tool", "vault-auth-storage-tool", "VaultClient", "VaultTokenSource", "VaultCore", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,30 +1,51 @@
 import Testing
 import VaultTestSupport
 
-/// The clients load no libcrypto: VaultCore is free of it and only the daemon's side (VaultStores,
-/// VaultDaemon, through VaultCrypto) links OpenSSL. Read from the built binaries' dynamic sections.
+/// The clients are static executables (Package.swift's `staticClient`): no dynamic loader, no
+/// shared library, and no libcrypto inside them either, since VaultCore is free of it and only the
+/// daemon's side (VaultStores, VaultDaemon, through VaultCrypto) links OpenSSL. Read from the
+/// built binaries with readelf (binutils).
 @Suite struct LinkedLibrariesTests {
-    /// The NEEDED entries of `executable`'s dynamic section (readelf, from binutils).
-    static func neededLibraries(_ executable: String) throws -> [String] {
-        let result = try ProcessRunner.run(["/usr/bin/readelf", "--dynamic", "--wide", executable], environment: ["LC_ALL": "C"])
+    static func readelf(_ options: [String], _ executable: String) throws -> String {
+        let result = try ProcessRunner.run(["/usr/bin/readelf"] + options + ["--wide", executable], environment: ["LC_ALL": "C"])
         #expect(result.status == 0, "readelf: \(result.stderr)")
+        return result.text
+    }
+
+    /// The NEEDED entries of `executable`'s dynamic section.
+    static func neededLibraries(_ executable: String) throws -> [String] {
         // "0x0000000000000001 (NEEDED)             Shared library: [libc.so.6]"
-        return result.text.split(separator: "\n").filter { $0.contains("(NEEDED)") }.compactMap { line in
+        try readelf(["--dynamic"], executable).split(separator: "\n").filter { $0.contains("(NEEDED)") }.compactMap { line in
             guard let open = line.lastIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
             return String(line[line.index(after: open)..<close])
         }
     }
 
-    @Test(arguments: ["vaultctl", "git-credential-vault", "docker-credential-vault"])
-    func clientsDoNotLinkLibcrypto(program: String) throws {
-        let needed = try Self.neededLibraries(BuiltProducts.path(program))
-        #expect(!needed.isEmpty, "no NEEDED entries read from \(program)")
-        #expect(!needed.contains { $0.hasPrefix("libcrypto") || $0.hasPrefix("libssl") }, "\(program) needs \(needed)")
+    /// The names in `executable`'s symbol tables (static and dynamic) that OpenSSL defines or uses.
+    static func opensslSymbols(_ executable: String) throws -> [String] {
+        try readelf(["--syms"], executable).split(separator: "\n").compactMap { line in
+            guard let name = line.split(separator: " ").last, name.hasPrefix("EVP_") || name.hasPrefix("OPENSSL_") else { return nil }
+            return String(name)
+        }
     }
 
-    /// The check itself sees libcrypto where it is linked.
+    @Test(arguments: ["vaultctl", "git-credential-vault", "docker-credential-vault"])
+    func clientsAreStaticExecutablesWithoutLibcrypto(program: String) throws {
+        let path = BuiltProducts.path(program)
+        let headers = try Self.readelf(["--program-headers"], path)
+        #expect(headers.contains("LOAD"), "no program headers read from \(program)")
+        #expect(!headers.contains("INTERP"), "\(program) asks for a dynamic loader")
+        #expect(try Self.neededLibraries(path).isEmpty, "\(program) needs shared libraries")
+        let openssl = try Self.opensslSymbols(path)
+        #expect(openssl.isEmpty, "\(program) holds OpenSSL: \(openssl.prefix(5))")
+    }
+
+    /// The checks themselves see a dynamic executable and libcrypto where they are.
     @Test func vaultdLinksLibcrypto() throws {
-        let needed = try Self.neededLibraries(BuiltProducts.path("vaultd"))
+        let path = BuiltProducts.path("vaultd")
+        #expect(try Self.readelf(["--program-headers"], path).contains("INTERP"))
+        let needed = try Self.neededLibraries(path)
         #expect(needed.contains { $0.hasPrefix("libcrypto") }, "vaultd needs \(needed)")
+        #expect(try Self.opensslSymbols(path).contains { $0.hasPrefix("EVP_") })
     }
 }
