@@ -11,6 +11,13 @@ public enum Clock {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
+    /// Microseconds since the Unix epoch (UTC): audit records' times.
+    public static func nowMicroseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
+    }
+
     /// Monotonic seconds, for timeouts.
     public static func monotonicSeconds() -> Double {
         var spec = timespec()

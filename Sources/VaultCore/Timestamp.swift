@@ -2,7 +2,8 @@
 import Glibc
 #endif
 
-/// RFC 3339 timestamps in UTC with milliseconds, e.g. `2026-11-30T12:04:05.123Z`.
+/// RFC 3339 timestamps in UTC with milliseconds, e.g. `2026-11-30T12:04:05.123Z` (items), or
+/// microseconds, `2026-11-30T12:04:05.123456Z` (audit records).
 public enum Timestamp {
     /// `seconds` since the epoch, rounded to the millisecond.
     /// Never traps: a time that is not finite, or beyond what an Int64 of milliseconds holds,
@@ -16,23 +17,31 @@ public enum Timestamp {
     }
 
     public static func rfc3339(milliseconds: Int64) -> String {
-        var seconds = time_t(milliseconds / 1000)
+        format(seconds: milliseconds.floorDivided(by: 1000), fraction: Int32(milliseconds.floorRemainder(by: 1000)), digits: 3)
+    }
+
+    /// With six digits of fraction: audit records, many of which may fall in one millisecond.
+    public static func rfc3339(microseconds: Int64) -> String {
+        format(seconds: microseconds.floorDivided(by: 1_000_000), fraction: Int32(microseconds.floorRemainder(by: 1_000_000)), digits: 6)
+    }
+
+    private static func format(seconds: Int64, fraction: Int32, digits: Int) -> String {
+        var seconds = time_t(seconds)
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func pad(_ value: Int32, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        let millis = Int32(((milliseconds % 1000) + 1000) % 1000)
         let year = parts.tm_year + 1900
         if (0...9999).contains(year) {
             // Every item in every answer carries two of these: digits into one buffer, no interpolation.
             let fields: [(Int32, Int, UInt8)] = [
                 (year, 4, UInt8(ascii: "-")), (parts.tm_mon + 1, 2, UInt8(ascii: "-")), (parts.tm_mday, 2, UInt8(ascii: "T")),
                 (parts.tm_hour, 2, UInt8(ascii: ":")), (parts.tm_min, 2, UInt8(ascii: ":")), (parts.tm_sec, 2, UInt8(ascii: ".")),
-                (millis, 3, UInt8(ascii: "Z")),
+                (fraction, digits, UInt8(ascii: "Z")),
             ]
-            return String(unsafeUninitializedCapacity: 24) { buffer in
+            return String(unsafeUninitializedCapacity: 21 + digits) { buffer in
                 var position = 0
                 for (value, width, separator) in fields {
                     var remaining = value
@@ -47,14 +56,31 @@ public enum Timestamp {
             }
         }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(fraction, digits))Z"
     }
+}
+
+private extension Int64 {
+    /// Division rounding toward negative infinity, so that times before 1970 keep a fraction in 0..<divisor.
+    func floorDivided(by divisor: Int64) -> Int64 { (self - floorRemainder(by: divisor)) / divisor }
+    func floorRemainder(by divisor: Int64) -> Int64 { ((self % divisor) + divisor) % divisor }
 }
 
 extension Timestamp {
     /// Milliseconds since the epoch from `YYYY-MM-DDTHH:MM:SS[.fff]Z` (what `rfc3339` writes), or
     /// nil when `text` is not of that form.
     public static func milliseconds(rfc3339 text: String) -> Int64? {
+        parse(text, fractionDigits: 3).map { $0 / 1000 }
+    }
+
+    /// Microseconds since the epoch from `YYYY-MM-DDTHH:MM:SS[.ffffff]Z` (one to six digits of
+    /// fraction: an item's milliseconds or an audit record's microseconds), or nil.
+    public static func microseconds(rfc3339 text: String) -> Int64? {
+        parse(text, fractionDigits: 6)
+    }
+
+    /// Microseconds, with at most `fractionDigits` digits after the seconds.
+    private static func parse(_ text: String, fractionDigits: Int) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
         func number(_ range: Range<Int>) -> Int32? {
@@ -71,11 +97,14 @@ extension Timestamp {
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
-        var millis: Int64 = 0
+        var micros: Int64 = 0
         if bytes.count > 20 {
-            guard bytes[19] == UInt8(ascii: "."), (22...24).contains(bytes.count), let fraction = number(20..<(bytes.count - 1)) else { return nil }
+            guard bytes[19] == UInt8(ascii: "."), (22...(21 + fractionDigits)).contains(bytes.count),
+                  let fraction = number(20..<(bytes.count - 1)) else { return nil }
             let digits = bytes.count - 21
-            millis = Int64(fraction) * [100, 10, 1][digits - 1]
+            var scale: Int64 = 1
+            for _ in digits..<6 { scale *= 10 }
+            micros = Int64(fraction) * scale
         } else if bytes[19] != UInt8(ascii: "Z") {
             return nil
         }
@@ -86,6 +115,6 @@ extension Timestamp {
         parts.tm_hour = hour
         parts.tm_min = minute
         parts.tm_sec = second
-        return Int64(timegm(&parts)) * 1000 + millis
+        return Int64(timegm(&parts)) * 1_000_000 + micros
     }
 }

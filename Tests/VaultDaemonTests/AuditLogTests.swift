@@ -29,7 +29,7 @@ import VaultTestSupport
         #expect(unreadable == 0 && records.count < 20 && records.count > 5)
         // The newest kept, oldest first, each later than the one before.
         #expect(records.last?.service == "service-19")
-        let times = records.compactMap { Timestamp.milliseconds(rfc3339: $0.time) }
+        let times = records.compactMap { Timestamp.microseconds(rfc3339: $0.time) }
         #expect(times == times.sorted() && Set(times).count == times.count)
         #expect(try log.records(key: key, after: times[times.count - 2]).records.map(\.service) == ["service-19"])
         // Another key opens nothing; a damaged line costs only itself.
@@ -56,11 +56,30 @@ import VaultTestSupport
         let (records, unreadable) = try log.records(key: key, after: .min)
         #expect(unreadable == 0 && records.count == threads * each)
         #expect(Set(records.compactMap(\.service)).count == threads * each)
-        let times = records.compactMap { Timestamp.milliseconds(rfc3339: $0.time) }
+        let times = records.compactMap { Timestamp.microseconds(rfc3339: $0.time) }
         #expect(times.count == records.count && zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
         // A follower that read up to any record gets exactly the ones after it.
         let middle = times[times.count / 2]
         #expect(try log.records(key: key, after: middle).records.count == times.count - times.count / 2 - 1)
+    }
+
+    /// Strictly increasing times must not run ahead of the clock under load: with millisecond
+    /// times, 3,000 records appended within a second were dated up to 3 s in the future (a busy
+    /// vaultd's log drifted by its request rate); with microseconds each keeps to the clock.
+    @Test func aBurstOfRecordsKeepsToTheClock() throws {
+        let directory = TemporaryDirectory()
+        let log = AuditLog(directory: directory.file("vault"), maxBytes: 1 << 24)
+        let key = try SecureRandom.secretBytes(AESGCM.keySize)
+        let started = Clock.nowMicroseconds()
+        for index in 0..<3000 { try log.append(entry(index), key: key) }
+        let finished = Clock.nowMicroseconds()
+        let times = try log.records(key: key, after: .min).records.compactMap { Timestamp.microseconds(rfc3339: $0.time) }
+        #expect(times.count == 3000 && zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(times.first ?? 0 >= started)
+        // Each record is dated within a millisecond of when it was written at the latest.
+        #expect(times.last ?? .max <= finished + 1000, "the last record is dated \((times.last ?? 0) - finished) µs after the burst ended")
+        // A record's time has six digits of fraction.
+        #expect(try log.records(key: key, after: .min).records.first?.time.count == 27)
     }
 
     @Test func theLogIsNeverWrittenThroughASymbolicLink() throws {

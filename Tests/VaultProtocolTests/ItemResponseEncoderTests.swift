@@ -68,7 +68,10 @@ import VaultCore
 /// Timestamp's digit-buffer path for years 0 to 9999 and the general one beyond.
 @Suite struct TimestampFormatTests {
     @Test func rfc3339AtTheEdges() {
-        #expect(Timestamp.rfc3339(milliseconds: -1) == "1970-01-01T00:00:00.999Z")
+        // A millisecond before the epoch is in 1969 (the fraction counts from the second below;
+        // truncating division used to print 1970-01-01T00:00:00.999Z), and reads back as itself.
+        #expect(Timestamp.rfc3339(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
+        #expect(Timestamp.milliseconds(rfc3339: "1969-12-31T23:59:59.999Z") == -1)
         #expect(Timestamp.rfc3339(milliseconds: 253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
         #expect(Timestamp.rfc3339(milliseconds: 253_402_300_800_000) == "10000-01-01T00:00:00.000Z")
         #expect(Timestamp.rfc3339(milliseconds: -62_135_596_800_000) == "0001-01-01T00:00:00.000Z")

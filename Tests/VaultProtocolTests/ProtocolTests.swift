@@ -69,6 +69,17 @@ import Glibc
     @Test func timestampsAreRFC3339UTCWithMilliseconds() {
         #expect(Timestamp.rfc3339(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
         #expect(Timestamp.rfc3339(milliseconds: 1_796_040_245_123) == "2026-11-30T12:04:05.123Z")
+        #expect(Timestamp.rfc3339(microseconds: 1_796_040_245_123_456) == "2026-11-30T12:04:05.123456Z")
+        #expect(Timestamp.rfc3339(microseconds: 7) == "1970-01-01T00:00:00.000007Z")
+        #expect(Timestamp.microseconds(rfc3339: "2026-11-30T12:04:05.123456Z") == 1_796_040_245_123_456)
+        #expect(Timestamp.microseconds(rfc3339: "2026-11-30T12:04:05.1Z") == 1_796_040_245_100_000)
+        #expect(Timestamp.microseconds(rfc3339: "2026-11-30T12:04:05Z") == 1_796_040_245_000_000)
+        for bad in ["2026-11-30T12:04:05.1234567Z", "2026-11-30T12:04:05.Z", "2026-11-30T12:04:05.12a456Z", "2026-11-30 12:04:05Z"] {
+            #expect(Timestamp.microseconds(rfc3339: bad) == nil, "\(bad)")
+        }
+        // Items' times stay milliseconds: six digits are not one of them.
+        #expect(Timestamp.milliseconds(rfc3339: "2026-11-30T12:04:05.123456Z") == nil)
+        #expect(Timestamp.milliseconds(rfc3339: "2026-11-30T12:04:05.123Z") == 1_796_040_245_123)
         #expect(Timestamp.rfc3339(seconds: 1_796_040_245.123) == "2026-11-30T12:04:05.123Z")
         // Whatever a caller hands it, it answers rather than trapping.
         for wild in [Double.infinity, -.infinity, .nan, 1e300, -1e300] { #expect(!Timestamp.rfc3339(seconds: wild).isEmpty) }

@@ -20,8 +20,10 @@ final class AuditLog: Sendable {
     let keep: Int
     /// What appending needs, behind one lock (adaptive: many connection threads append, and
     /// Swift's `Mutex` went to the kernel for nearly every contended record):
-    /// - `last`, the time of the last record appended (ms): each record's time is later than the
-    ///   one before, so `after` picks up exactly the records a follower has not seen;
+    /// - `last`, the time of the last record appended (µs): each record's time is later than the
+    ///   one before, so `after` picks up exactly the records a follower has not seen. Microseconds,
+    ///   not the milliseconds of items' times: with one record per millisecond at most, a busy
+    ///   vaultd (thousands of `get`s a second) dated its records ever further in the future;
     /// - `held`, the log kept open between records, with the identity it had when opened:
     ///   reopened (the directory checked, the file opened safely again) only when the file at
     ///   `path` is no longer that one (rotated, removed, replaced) or when it must rotate. One
@@ -65,10 +67,10 @@ final class AuditLog: Sendable {
     func append(_ entry: AuditEntryBody, key: SecretBytes) throws {
         // Before the lock, which other connection threads wait for: a system call fewer inside it.
         let current = try FileStatus.of(path, followSymlinks: false)
-        var sealed = try Self.seal(entry, at: max(Clock.nowMilliseconds(), lastTime.load(ordering: .relaxed) + 1), key: key)
+        var sealed = try Self.seal(entry, at: max(Clock.nowMicroseconds(), lastTime.load(ordering: .relaxed) + 1), key: key)
         try writer.withLock { writer in
             if sealed.time <= writer.last {
-                sealed = try Self.seal(entry, at: max(Clock.nowMilliseconds(), writer.last + 1), key: key)
+                sealed = try Self.seal(entry, at: max(Clock.nowMicroseconds(), writer.last + 1), key: key)
             }
             try write(sealed.line, to: &writer.held, current: current)
             writer.last = sealed.time
@@ -77,10 +79,10 @@ final class AuditLog: Sendable {
         appended.wakeAll()
     }
 
-    /// `entry` at `time` (ms), sealed: the log's line.
+    /// `entry` at `time` (µs), sealed: the log's line.
     private static func seal(_ entry: AuditEntryBody, at time: Int64, key: SecretBytes) throws -> (time: Int64, line: [UInt8]) {
         var entry = entry
-        entry.time = Timestamp.rfc3339(milliseconds: time)
+        entry.time = Timestamp.rfc3339(microseconds: time)
         let box = try AESGCM.seal(AuditEntryEncoder.encode(entry), key: key, authenticating: associatedData)
         return (time, Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A])
     }
@@ -115,7 +117,7 @@ final class AuditLog: Sendable {
         }
     }
 
-    /// The records later than `after` (ms), oldest first, and how many lines could not be
+    /// The records later than `after` (µs), oldest first, and how many lines could not be
     /// opened (damaged, or sealed under another key).
     func records(key: SecretBytes, after: Int64) throws -> (records: [AuditEntryBody], unreadable: Int) {
         var records: [AuditEntryBody] = []
@@ -131,7 +133,7 @@ final class AuditLog: Sendable {
                     unreadable += 1
                     continue
                 }
-                if let time = Timestamp.milliseconds(rfc3339: entry.time), time > after { records.append(entry) }
+                if let time = Timestamp.microseconds(rfc3339: entry.time), time > after { records.append(entry) }
             }
         }
         return (records, unreadable)

@@ -48,7 +48,7 @@ extension RequestDispatcher {
         var after = Int64.min
         for (field, text) in [("since", request.since), ("after", request.after)] {
             guard let text else { continue }
-            guard let time = Timestamp.milliseconds(rfc3339: text) else {
+            guard let time = Timestamp.microseconds(rfc3339: text) else {
                 throw VaultError.invalidInput("'\(field)' must be an RFC 3339 time such as 2026-01-31T12:00:00Z")
             }
             after = max(after, field == "since" ? time - 1 : time)
