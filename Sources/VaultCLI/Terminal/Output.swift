@@ -41,20 +41,48 @@ enum Output {
     }
 
     /// Columns padded to their widest cell on a terminal; tab-separated (no header) for scripts.
+    /// Written in blocks of about 64 KiB, not a `write` per row: a listing of 10,000 items was
+    /// 10,000 system calls and a quarter of `vaultctl list`'s time.
     static func table(header: [String], rows: [[String]]) {
-        // Before joining: a tab or newline inside a cell would split it for scripts.
+        // Before joining: a tab or newline inside a cell would split it for scripts. The joined
+        // line needs no second pass: its only control characters are the tabs and newline put there.
         let rows = rows.map { $0.map { $0.replacingControlCharacters() } }
+        var block = TableBlock()
         if !stdoutIsTerminal {
-            for row in rows { line(row.joined(separator: "\t")) }
+            for row in rows { block.append(row, separator: "\t", widths: nil) }
+            block.flush()
             return
         }
-        let all = [header] + rows
+        let all = [header.map { $0.replacingControlCharacters() }] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        for row in all {
-            let cells = row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+        for row in all { block.append(row, separator: "  ", widths: widths) }
+        block.flush()
+    }
+
+    /// The bytes of a table's rows, written to stdout whenever they pass 64 KiB.
+    private struct TableBlock {
+        var bytes: [UInt8] = []
+
+        init() { bytes.reserveCapacity(Self.size + 4096) }
+
+        static let size = 64 * 1024
+
+        /// `row`'s cells joined by `separator`; padded to `widths` (in characters) but the last.
+        mutating func append(_ row: [String], separator: String, widths: [Int]?) {
+            for (index, cell) in row.enumerated() {
+                if index > 0 { bytes.append(contentsOf: separator.utf8) }
+                bytes.append(contentsOf: cell.utf8)
+                if let widths, index < row.count - 1, index < widths.count {
+                    bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: max(0, widths[index] - cell.count)))
+                }
             }
-            line(cells.joined(separator: "  "))
+            bytes.append(0x0A)
+            if bytes.count >= Self.size { flush() }
+        }
+
+        mutating func flush() {
+            if !bytes.isEmpty { Output.write(bytes) }
+            bytes.removeAll(keepingCapacity: true)
         }
     }
 
