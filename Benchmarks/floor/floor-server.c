@@ -1,25 +1,65 @@
 /* The benchmark's floor server (scripts/bench): a thread per connection on a Unix socket,
  * answering every request line with one fixed response line, read from a file (vaultd's real
  * answer to the same request, so both send the same number of bytes). No parsing, no store:
- * what the kernel and a minimal server cost. Usage: floor-server SOCKET RESPONSE_FILE */
+ * what the kernel and a minimal server cost.
+ *
+ * With --checks VAULT_FILE AUDIT_LOG it also makes, for each request, the system calls vaultd's
+ * cached `get` makes besides its read and send (docs/performance.md): a poll before the read,
+ * a stat of the caller's /proc/PID/exe, a pidfd signal-0 check, a stat of the vault file and of
+ * the audit log, and a write of one record's size (300 bytes) to the audit log; no parsing, no
+ * crypto, no locks. What vaultd's checks cost in the kernel alone, whatever it is written in.
+ *
+ * Usage: floor-server [--checks VAULT_FILE AUDIT_LOG] SOCKET RESPONSE_FILE */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 static char *response;
 static size_t response_size;
+static const char *vault_file, *audit_path;
+static int audit_fd = -1;
+static char record[300];
+
+/* vaultd's per-request checks, in its order (see the comment above). */
+static void checks(int pidfd, const char *exe) {
+    struct stat status;
+    stat(exe, &status);
+    syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
+    stat(vault_file, &status);
+    stat(audit_path, &status);
+    if (write(audit_fd, record, sizeof record) < 0) perror("audit log");
+}
 
 static void *serve(void *arg) {
     int fd = (int)(long)arg;
-    char buffer[65536];
+    char buffer[65536], exe[64];
     ssize_t got;
-    while ((got = read(fd, buffer, sizeof buffer)) > 0) {
+    int pidfd = -1;
+    if (audit_fd >= 0) {
+        struct ucred peer;
+        socklen_t length = sizeof peer;
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length);
+        snprintf(exe, sizeof exe, "/proc/%d/exe", peer.pid);
+        pidfd = (int)syscall(SYS_pidfd_open, peer.pid, 0);
+    }
+    for (;;) {
+        if (audit_fd >= 0) {
+            struct pollfd wait = {.fd = fd, .events = POLLIN};
+            if (poll(&wait, 1, 10000) <= 0) break;
+        }
+        if ((got = read(fd, buffer, sizeof buffer)) <= 0) break;
         for (ssize_t i = 0; i < got; i++) {
             if (buffer[i] != '\n') continue;
+            if (audit_fd >= 0) checks(pidfd, exe);
             size_t sent = 0;
             while (sent < response_size) {
                 ssize_t n = write(fd, response + sent, response_size - sent);
@@ -29,12 +69,23 @@ static void *serve(void *arg) {
         }
     }
 done:
+    if (pidfd >= 0) close(pidfd);
     close(fd);
     return NULL;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) { fprintf(stderr, "usage: floor-server SOCKET RESPONSE_FILE\n"); return 2; }
+    if (argc == 6 && strcmp(argv[1], "--checks") == 0) {
+        vault_file = argv[2];
+        audit_path = argv[3];
+        audit_fd = open(audit_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (audit_fd < 0) { perror(audit_path); return 1; }
+        memset(record, 'a', sizeof record - 1);
+        record[sizeof record - 1] = '\n';
+        argv += 3;
+        argc -= 3;
+    }
+    if (argc != 3) { fprintf(stderr, "usage: floor-server [--checks VAULT_FILE AUDIT_LOG] SOCKET RESPONSE_FILE\n"); return 2; }
     FILE *file = fopen(argv[2], "rb");
     if (!file) { perror(argv[2]); return 1; }
     response = malloc(1 << 20);
