@@ -61,9 +61,13 @@ public enum Timestamp {
 }
 
 private extension Int64 {
-    /// Division rounding toward negative infinity, so that times before 1970 keep a fraction in 0..<divisor.
-    func floorDivided(by divisor: Int64) -> Int64 { (self - floorRemainder(by: divisor)) / divisor }
-    func floorRemainder(by divisor: Int64) -> Int64 { ((self % divisor) + divisor) % divisor }
+    /// Division rounding toward negative infinity, so that times before 1970 keep a fraction in
+    /// 0..<divisor; never overflows (`Int64.min` included: item times come from files).
+    func floorDivided(by divisor: Int64) -> Int64 { self / divisor - (self % divisor < 0 ? 1 : 0) }
+    func floorRemainder(by divisor: Int64) -> Int64 {
+        let remainder = self % divisor
+        return remainder < 0 ? remainder + divisor : remainder
+    }
 }
 
 extension Timestamp {
@@ -115,8 +119,8 @@ extension Timestamp {
     }
 
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar, what `timegm` counts
-    /// (a day past the month's end runs into the next month, as there). The civil-from-days
-    /// inverse of H. Hinnant's "chrono-Compatible Low-Level Date Algorithms": years are counted
+    /// (a day past the month's end runs into the next month, as there). `days_from_civil` of
+    /// H. Hinnant's "chrono-Compatible Low-Level Date Algorithms": years are counted
     /// from March, so the leap day is the last of the year, in eras of 400 years (146,097 days).
     static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         let year = month <= 2 ? year - 1 : year

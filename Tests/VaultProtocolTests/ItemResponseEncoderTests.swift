@@ -72,6 +72,11 @@ import VaultCore
         // truncating division used to print 1970-01-01T00:00:00.999Z), and reads back as itself.
         #expect(Timestamp.rfc3339(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
         #expect(Timestamp.milliseconds(rfc3339: "1969-12-31T23:59:59.999Z") == -1)
+        // Any Int64 a file may hold formats without trapping (times near Int64.min once overflowed).
+        for extreme in [Int64.min, .min + 1, .min + 191, .max, .max - 1] {
+            #expect(!Timestamp.rfc3339(milliseconds: extreme).isEmpty)
+            #expect(!Timestamp.rfc3339(microseconds: extreme).isEmpty)
+        }
         #expect(Timestamp.rfc3339(milliseconds: 253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
         #expect(Timestamp.rfc3339(milliseconds: 253_402_300_800_000) == "10000-01-01T00:00:00.000Z")
         #expect(Timestamp.rfc3339(milliseconds: -62_135_596_800_000) == "0001-01-01T00:00:00.000Z")
