@@ -82,6 +82,34 @@ import VaultTestSupport
         #expect(try log.records(key: key, after: .min).records.first?.time.count == 27)
     }
 
+    /// A new vaultd (a restart, an upgrade from millisecond times that ran ahead of the clock, a
+    /// clock stepped back) dates its first record after the newest one in the log: a follower
+    /// that saw that one asks for those after it and must get the new ones.
+    @Test func aRestartDatesItsRecordsAfterTheNewestInTheLog() throws {
+        let directory = TemporaryDirectory()
+        let key = try SecureRandom.secretBytes(AESGCM.keySize)
+        let future = Clock.nowMicroseconds() + 60_000_000
+        let earlier = AuditLog(directory: directory.file("vault"))
+        try earlier.append(entry(0), key: key)
+        // A record an older vaultd dated a minute ahead, then a line another key sealed (skipped).
+        let ahead = try AuditLog.seal(entry(1), at: future, key: key).line
+        let foreign = try AuditLog.seal(entry(2), at: future + 5, key: try SecureRandom.secretBytes(AESGCM.keySize)).line
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: earlier.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(ahead + foreign))
+        try handle.close()
+        let restarted = AuditLog(directory: directory.file("vault"))
+        try restarted.append(entry(3), key: key)
+        let after = try restarted.records(key: key, after: future).records
+        #expect(after.map(\.service) == ["service-3"])
+        #expect(try restarted.records(key: key, after: .min).records.map(\.service) == ["service-0", "service-1", "service-3"])
+        // With nothing in the log, the clock alone dates the first record.
+        let fresh = AuditLog(directory: directory.file("other"))
+        try fresh.append(entry(4), key: key)
+        let time = try fresh.records(key: key, after: .min).records.first.flatMap { Timestamp.microseconds(rfc3339: $0.time) }
+        #expect(time.map { abs($0 - Clock.nowMicroseconds()) < 5_000_000 } == true)
+    }
+
     @Test func theLogIsNeverWrittenThroughASymbolicLink() throws {
         let directory = TemporaryDirectory()
         let log = AuditLog(directory: directory.path)

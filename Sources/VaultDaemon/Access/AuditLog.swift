@@ -28,9 +28,14 @@ final class AuditLog: Sendable {
     ///   reopened (the directory checked, the file opened safely again) only when the file at
     ///   `path` is no longer that one (rotated, removed, replaced) or when it must rotate. One
     ///   stat per record instead of a directory walk, an open and a close.
+    /// - `seeded`, whether `last` has been raised to the newest record already in the log (by
+    ///   this process before a restart, or another vaultd): the next record is dated after it
+    ///   even if that one is ahead of the clock, or the clock stepped back, so a follower that
+    ///   saw it misses nothing written since.
     private struct Writer {
         var last: Int64 = 0
         var held: OpenLog?
+        var seeded = false
     }
     private let writer = AdaptiveLock(Writer())
     /// `Writer.last`, readable without the lock: a record is sealed before the lock is taken, under
@@ -69,6 +74,10 @@ final class AuditLog: Sendable {
         let current = try FileStatus.of(path, followSymlinks: false)
         var sealed = try Self.seal(entry, at: max(Clock.nowMicroseconds(), lastTime.load(ordering: .relaxed) + 1), key: key)
         try writer.withLock { writer in
+            if !writer.seeded {
+                writer.seeded = true
+                if let newest = newestTime(key: key) { writer.last = max(writer.last, newest) }
+            }
             if sealed.time <= writer.last {
                 sealed = try Self.seal(entry, at: max(Clock.nowMicroseconds(), writer.last + 1), key: key)
             }
@@ -79,8 +88,29 @@ final class AuditLog: Sendable {
         appended.wakeAll()
     }
 
+    /// How much of the log's end `newestTime` reads: many records, none of them the whole log.
+    static let tailBytes = 64 * 1024
+
+    /// The time of the newest record in the log's last 64 KiB that `key` opens (audit.log, else
+    /// audit.log.1 when it holds none, just after a rotation), or nil.
+    func newestTime(key: SecretBytes) -> Int64? {
+        for generation in 0...1 {
+            guard let fd = try? FileDescriptor.open(rotated(generation), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) else { continue }
+            let tail: [UInt8]? = fd.closeAfter {
+                guard let status = try? fd.status(), status.isRegularFile else { return nil }
+                let count = Int(min(status.size, Int64(Self.tailBytes)))
+                return try? fd.read(count: count, at: Int(status.size) - count)
+            }
+            // The first line may be cut by the 64 KiB boundary: it simply does not open.
+            for line in (tail ?? []).split(separator: 0x0A).reversed() {
+                if let entry = Self.open(line, key: key), let time = Timestamp.microseconds(rfc3339: entry.time) { return time }
+            }
+        }
+        return nil
+    }
+
     /// `entry` at `time` (µs), sealed: the log's line.
-    private static func seal(_ entry: AuditEntryBody, at time: Int64, key: SecretBytes) throws -> (time: Int64, line: [UInt8]) {
+    static func seal(_ entry: AuditEntryBody, at time: Int64, key: SecretBytes) throws -> (time: Int64, line: [UInt8]) {
         var entry = entry
         entry.time = Timestamp.rfc3339(microseconds: time)
         let box = try AESGCM.seal(AuditEntryEncoder.encode(entry), key: key, authenticating: associatedData)
