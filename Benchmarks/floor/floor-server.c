@@ -28,6 +28,8 @@ static size_t response_size;
 static const char *vault_file, *audit_path;
 static int audit_fd = -1;
 static char record[300];
+/* What has been appended since the log was last emptied: emptied past 1 MiB, as vaultd rotates. */
+static long audit_size;
 
 /* vaultd's per-request checks, in its order (see the comment above). */
 static void checks(int pidfd, const char *exe) {
@@ -37,6 +39,24 @@ static void checks(int pidfd, const char *exe) {
     stat(vault_file, &status);
     stat(audit_path, &status);
     if (write(audit_fd, record, sizeof record) < 0) perror("audit log");
+    if (__atomic_add_fetch(&audit_size, (long)sizeof record, __ATOMIC_RELAXED) > (1L << 20)) {
+        __atomic_store_n(&audit_size, 0, __ATOMIC_RELAXED);
+        if (ftruncate(audit_fd, 0) != 0) perror("audit log");
+    }
+}
+
+/* Every check must work here, or the floor would measure cheap failures instead of the calls. */
+static int checks_work(void) {
+    struct stat status;
+    int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    if (pidfd < 0) { perror("pidfd_open"); return 0; }
+    int ok = syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+    if (!ok) perror("pidfd_send_signal");
+    close(pidfd);
+    if (stat("/proc/self/exe", &status) != 0) { perror("/proc/self/exe"); ok = 0; }
+    if (stat(vault_file, &status) != 0) { perror(vault_file); ok = 0; }
+    if (stat(audit_path, &status) != 0) { perror(audit_path); ok = 0; }
+    return ok;
 }
 
 static void *serve(void *arg) {
@@ -47,9 +67,13 @@ static void *serve(void *arg) {
     if (audit_fd >= 0) {
         struct ucred peer;
         socklen_t length = sizeof peer;
-        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length);
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
+            (pidfd = (int)syscall(SYS_pidfd_open, peer.pid, 0)) < 0) {
+            perror("peer");
+            close(fd);
+            return NULL;
+        }
         snprintf(exe, sizeof exe, "/proc/%d/exe", peer.pid);
-        pidfd = (int)syscall(SYS_pidfd_open, peer.pid, 0);
     }
     for (;;) {
         if (audit_fd >= 0) {
@@ -75,11 +99,13 @@ done:
 }
 
 int main(int argc, char **argv) {
-    if (argc == 6 && strcmp(argv[1], "--checks") == 0) {
+    if (argc > 1 && strcmp(argv[1], "--checks") == 0) {
+        if (argc != 6) { fprintf(stderr, "usage: floor-server [--checks VAULT_FILE AUDIT_LOG] SOCKET RESPONSE_FILE\n"); return 2; }
         vault_file = argv[2];
         audit_path = argv[3];
         audit_fd = open(audit_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (audit_fd < 0) { perror(audit_path); return 1; }
+        if (!checks_work()) return 1;
         memset(record, 'a', sizeof record - 1);
         record[sizeof record - 1] = '\n';
         argv += 3;
