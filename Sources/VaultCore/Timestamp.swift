@@ -25,7 +25,40 @@ public enum Timestamp {
         format(seconds: microseconds.floorDivided(by: 1_000_000), fraction: Int32(microseconds.floorRemainder(by: 1_000_000)), digits: 6)
     }
 
+    /// The first and last second of the years 0 to 9999, which the fast path writes.
+    static var fourDigitYears: ClosedRange<Int64> { -62_167_219_200...253_402_300_799 }
+
     private static func format(seconds: Int64, fraction: Int32, digits: Int) -> String {
+        guard fourDigitYears.contains(seconds) else { return formatFromGmtime(seconds: seconds, fraction: fraction, digits: digits) }
+        // Every item in every answer carries two of these, every audit record one: the fields
+        // computed here (no gmtime_r) and written as digits into the string's own buffer.
+        let (year, month, day) = civil(fromDays: seconds.floorDivided(by: 86_400))
+        let second = seconds.floorRemainder(by: 86_400)
+        return String(unsafeUninitializedCapacity: 21 + digits) { buffer in
+            var position = 0
+            func put(_ value: Int64, _ width: Int, _ separator: UInt8) {
+                var remaining = value
+                for offset in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[position + offset] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                    remaining /= 10
+                }
+                buffer[position + width] = separator
+                position += width + 1
+            }
+            put(year, 4, UInt8(ascii: "-"))
+            put(month, 2, UInt8(ascii: "-"))
+            put(day, 2, UInt8(ascii: "T"))
+            put(second / 3600, 2, UInt8(ascii: ":"))
+            put(second / 60 % 60, 2, UInt8(ascii: ":"))
+            put(second % 60, 2, UInt8(ascii: "."))
+            put(Int64(fraction), digits, UInt8(ascii: "Z"))
+            return position
+        }
+    }
+
+    /// Years before 0 or after 9999 (never an item's or a record's time, but any Int64 a file
+    /// holds must format without trapping): glibc's broken-down time, padded.
+    private static func formatFromGmtime(seconds: Int64, fraction: Int32, digits: Int) -> String {
         var seconds = time_t(seconds)
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -33,30 +66,23 @@ public enum Timestamp {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        let year = parts.tm_year + 1900
-        if (0...9999).contains(year) {
-            // Every item in every answer carries two of these: digits into one buffer, no interpolation.
-            let fields: [(Int32, Int, UInt8)] = [
-                (year, 4, UInt8(ascii: "-")), (parts.tm_mon + 1, 2, UInt8(ascii: "-")), (parts.tm_mday, 2, UInt8(ascii: "T")),
-                (parts.tm_hour, 2, UInt8(ascii: ":")), (parts.tm_min, 2, UInt8(ascii: ":")), (parts.tm_sec, 2, UInt8(ascii: ".")),
-                (fraction, digits, UInt8(ascii: "Z")),
-            ]
-            return String(unsafeUninitializedCapacity: 21 + digits) { buffer in
-                var position = 0
-                for (value, width, separator) in fields {
-                    var remaining = value
-                    for offset in stride(from: width - 1, through: 0, by: -1) {
-                        buffer[position + offset] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                        remaining /= 10
-                    }
-                    buffer[position + width] = separator
-                    position += width + 1
-                }
-                return position
-            }
-        }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(fraction, digits))Z"
+    }
+
+    /// The date `days` after 1970-01-01 in the proleptic Gregorian calendar: `civil_from_days`
+    /// of H. Hinnant's "chrono-Compatible Low-Level Date Algorithms", the inverse of
+    /// `daysSinceEpoch` (years counted from March 1, in eras of 400 years).
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 

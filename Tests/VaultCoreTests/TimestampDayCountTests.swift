@@ -35,4 +35,32 @@ import Testing
             #expect(Timestamp.microseconds(rfc3339: text) == Int64(timegm(&parts)) * 1_000_000 + fraction, "\(text)")
         }
     }
+
+    /// The formatter's own date fields against glibc's `gmtime_r`, which it replaced for speed:
+    /// the edges of the four-digit years, leap days, the epoch, and 20,000 seconds drawn at random.
+    @Test func formattingMatchesGmtimeAcrossTheFourDigitYears() {
+        func expected(_ seconds: Int64, fraction: Int64, digits: Int) -> String {
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            func pad(_ value: Int64, _ width: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            return "\(pad(Int64(parts.tm_year) + 1900, 4))-\(pad(Int64(parts.tm_mon) + 1, 2))-\(pad(Int64(parts.tm_mday), 2))T"
+                + "\(pad(Int64(parts.tm_hour), 2)):\(pad(Int64(parts.tm_min), 2)):\(pad(Int64(parts.tm_sec), 2)).\(pad(fraction, digits))Z"
+        }
+        var generator = SystemRandomNumberGenerator()
+        let range = Timestamp.fourDigitYears
+        var samples: [Int64] = [range.lowerBound, range.upperBound, 0, -1, 86_399, 86_400, 951_782_399, 951_782_400, 951_868_800, 4_107_542_400]
+        for _ in 0..<20_000 { samples.append(Int64.random(in: range, using: &generator)) }
+        for seconds in samples {
+            let fraction = Int64.random(in: 0..<1000, using: &generator)
+            #expect(Timestamp.rfc3339(milliseconds: seconds * 1000 + fraction) == expected(seconds, fraction: fraction, digits: 3), "\(seconds)")
+            #expect(Timestamp.rfc3339(microseconds: seconds * 1_000_000 + fraction) == expected(seconds, fraction: fraction, digits: 6), "\(seconds)")
+            #expect(Timestamp.microseconds(rfc3339: Timestamp.rfc3339(microseconds: seconds * 1_000_000 + fraction)) == seconds * 1_000_000 + fraction)
+        }
+        // Beyond them the general path writes what glibc says.
+        #expect(Timestamp.rfc3339(milliseconds: (range.upperBound + 1) * 1000) == "10000-01-01T00:00:00.000Z")
+    }
 }
