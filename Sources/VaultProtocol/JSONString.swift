@@ -133,22 +133,39 @@ enum JSONString {
             put(byte)
             written += 1
         }
+        // ASCII byte by byte (most text is all ASCII); a run of other bytes through Swift's UTF-8
+        // parser, which repairs it as `String(decoding:)` does. Cutting at ASCII bytes changes
+        // nothing: no multi-byte sequence, and no malformed part of one, contains an ASCII byte.
+        var index = 0
+        while index < text.count {
+            let byte = text[index]
+            if byte < 0x80 {
+                escapeASCII(byte, emit)
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < text.count, text[end] >= 0x80 { end += 1 }
+            escapeNonASCII(UnsafeRawBufferPointer(rebasing: text[index..<end]), emit)
+            index = end
+        }
+        return written
+    }
+
+    /// Bytes of 0x80 and over: each well-formed sequence as it is, each malformed part as U+FFFD.
+    private static func escapeNonASCII(_ text: UnsafeRawBufferPointer, _ emit: (UInt8) -> Void) {
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = text.makeIterator()
         while true {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let sequence):
-                if sequence.count == 1 {
-                    escapeASCII(sequence[sequence.startIndex], emit)
-                } else {
-                    for byte in sequence { emit(byte) }
-                }
+                for byte in sequence { emit(byte) }
             case .error:
                 emit(0xEF)
                 emit(0xBF)
                 emit(0xBD)
             case .emptyInput:
-                return written
+                return
             }
         }
     }
