@@ -57,8 +57,9 @@ public enum Timestamp {
     }
 
     /// Years before 0 or after 9999 (never an item's or a record's time, but any Int64 a file
-    /// holds must format without trapping): glibc's broken-down time, padded.
-    private static func formatFromGmtime(seconds: Int64, fraction: Int32, digits: Int) -> String {
+    /// holds must format without trapping): glibc's broken-down time, padded. Also the tests'
+    /// oracle for the fast path.
+    static func formatFromGmtime(seconds: Int64, fraction: Int32, digits: Int) -> String {
         var seconds = time_t(seconds)
         var parts = tm()
         gmtime_r(&seconds, &parts)
