@@ -5,11 +5,7 @@ import Glibc
 /// Wall-clock time in the units the item model stores.
 public enum Clock {
     /// Milliseconds since the Unix epoch (UTC).
-    public static func nowMilliseconds() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-    }
+    public static func nowMilliseconds() -> Int64 { nowMicroseconds() / 1000 }
 
     /// Microseconds since the Unix epoch (UTC): audit records' times.
     public static func nowMicroseconds() -> Int64 {

@@ -32,9 +32,9 @@ import VaultTestSupport
         }
     }
 
-    /// Those OpenSSL defines or uses.
-    static func opensslSymbols(_ executable: String) throws -> [String] {
-        try symbols(executable).filter { $0.hasPrefix("EVP_") || $0.hasPrefix("OPENSSL_") }
+    /// Those of `symbols` that OpenSSL defines or uses.
+    static func openssl(_ symbols: [String]) -> [String] {
+        symbols.filter { $0.hasPrefix("EVP_") || $0.hasPrefix("OPENSSL_") }
     }
 
     @Test(arguments: ["vaultctl", "git-credential-vault", "docker-credential-vault"])
@@ -47,7 +47,7 @@ import VaultTestSupport
         // Read from a symbol table that is there (a stripped binary would pass for want of one).
         let symbols = try Self.symbols(path)
         #expect(symbols.contains("main"), "no symbol table read from \(program)")
-        let openssl = symbols.filter { $0.hasPrefix("EVP_") || $0.hasPrefix("OPENSSL_") }
+        let openssl = Self.openssl(symbols)
         #expect(openssl.isEmpty, "\(program) holds OpenSSL: \(openssl.prefix(5))")
     }
 
@@ -57,6 +57,6 @@ import VaultTestSupport
         #expect(try Self.readelf(["--program-headers"], path).contains("INTERP"))
         let needed = try Self.neededLibraries(path)
         #expect(needed.contains { $0.hasPrefix("libcrypto") }, "vaultd needs \(needed)")
-        #expect(try Self.opensslSymbols(path).contains { $0.hasPrefix("EVP_") })
+        #expect(try Self.openssl(try Self.symbols(path)).contains { $0.hasPrefix("EVP_") })
     }
 }

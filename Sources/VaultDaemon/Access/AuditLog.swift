@@ -95,13 +95,8 @@ final class AuditLog: Sendable {
     /// audit.log.1 when it holds none, just after a rotation), or nil.
     func newestTime(key: SecretBytes) -> Int64? {
         for generation in 0...1 {
-            guard let fd = try? FileDescriptor.open(rotated(generation), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) else { continue }
-            let tail: [UInt8]? = fd.closeAfter {
-                guard let status = try? fd.status(), status.isRegularFile else { return nil }
-                let count = Int(min(status.size, Int64(Self.tailBytes)))
-                return try? fd.read(count: count, at: Int(status.size) - count)
-            }
             // The first line may be cut by the 64 KiB boundary: it simply does not open.
+            let tail = (try? contents(of: generation, last: Self.tailBytes)) ?? nil
             for line in (tail ?? []).split(separator: 0x0A).reversed() {
                 if let entry = Self.open(line, key: key), let time = Timestamp.microseconds(rfc3339: entry.time) { return time }
             }
@@ -153,12 +148,7 @@ final class AuditLog: Sendable {
         var records: [AuditEntryBody] = []
         var unreadable = 0
         for generation in stride(from: keep, through: 0, by: -1) {
-            guard let fd = try? FileDescriptor.open(rotated(generation), O_RDONLY | O_NOFOLLOW | O_NONBLOCK) else { continue }
-            let bytes = try fd.closeAfter { () throws -> [UInt8]? in
-                guard try fd.status().isRegularFile else { return nil }
-                return try fd.readAll(limit: maxBytes * 2)
-            }
-            for line in (bytes ?? []).split(separator: 0x0A) {
+            for line in (try contents(of: generation) ?? []).split(separator: 0x0A) {
                 guard let entry = Self.open(line, key: key) else {
                     unreadable += 1
                     continue
@@ -167,6 +157,19 @@ final class AuditLog: Sendable {
             }
         }
         return (records, unreadable)
+    }
+
+    /// The bytes of one generation of the log (its `last` bytes only, if given), never through a
+    /// symbolic link; nil when it is absent or not a regular file.
+    private func contents(of generation: Int, last: Int? = nil) throws -> [UInt8]? {
+        guard let fd = try? FileDescriptor.open(rotated(generation), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) else { return nil }
+        return try fd.closeAfter { () throws -> [UInt8]? in
+            let status = try fd.status()
+            guard status.isRegularFile else { return nil }
+            guard let last else { return try fd.readAll(limit: maxBytes * 2) }
+            let count = Int(min(status.size, Int64(last)))
+            return try fd.read(count: count, at: Int(status.size) - count)
+        }
     }
 
     private static func open(_ line: ArraySlice<UInt8>, key: SecretBytes) -> AuditEntryBody? {
