@@ -95,6 +95,14 @@ struct AccessRules: Codable, Sendable, Equatable {
         return rules
     }
 
+    /// `move(_:to:)` on the rules stored in `store`, written back only when either key had any.
+    static func move(_ key: ItemKey, to target: ItemKey?, in store: any VaultStore) throws {
+        var rules = try load(from: store)
+        guard rules.entry(key) != nil || target.map({ rules.entry($0) != nil }) == true else { return }
+        rules.move(key, to: target)
+        try rules.save(to: store)
+    }
+
     func save(to store: any VaultStore) throws {
         if items.isEmpty {
             do { try store.delete(.accessRules) } catch VaultError.notFound {}

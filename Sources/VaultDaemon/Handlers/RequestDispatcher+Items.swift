@@ -42,9 +42,13 @@ extension RequestDispatcher {
     func delete(_ name: ItemName, _ context: RequestContext) throws -> ResultBody {
         let key = try ItemKey(addressable: name)
         context.item = key
-        try store.perform { try $0.delete(key) }
+        // With its rules, in the same exclusive section (no request sees the item gone and its
+        // rules left), and the rules written only when the item had any.
+        try store.perform { store in
+            try store.delete(key)
+            try AccessRules.move(key, to: nil, in: store)
+        }
         itemChanges.post(.deleted(key))
-        _ = try access.updateRules(key) { $0 = AccessRules.Entry(service: key.service, account: key.account, confirm: false, allow: []) }
         logger.info("deleted an item", naming: key.description)
         return ResultBody()
     }

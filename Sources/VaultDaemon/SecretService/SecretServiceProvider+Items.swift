@@ -28,11 +28,7 @@ extension SecretServiceProvider {
             try store.perform { store in
                 guard try Self.visible(key, in: store) != nil else { throw BusError.noSuchObject(call.path) }
                 try store.delete(key)
-                var rules = try AccessRules.load(from: store)
-                if rules.entry(key) != nil {
-                    rules.move(key, to: nil)
-                    try rules.save(to: store)
-                }
+                try AccessRules.move(key, to: nil, in: store)
             }
             store.recordUse()
             audit(.delete, key, sender: call.sender)

@@ -114,11 +114,7 @@ extension SecretServiceProvider {
                 throw BusError.invalidArgs("an item with that service and username exists already: delete it first")
             }
             try store.delete(key)
-            var rules = try AccessRules.load(from: store)
-            if rules.entry(key) != nil || rules.entry(target) != nil {
-                rules.move(key, to: target)
-                try rules.save(to: store)
-            }
+            try AccessRules.move(key, to: target, in: store)
         }
         if let context {
             audit(.delete, key, result: "ok", context)
