@@ -5,7 +5,7 @@
  *
  * With --checks VAULT_FILE AUDIT_LOG it also makes, for each request, the system calls vaultd's
  * cached `get` makes besides its read and send (docs/performance.md): a poll before the read,
- * a stat of the caller's /proc/PID/exe, a pidfd signal-0 check, a stat of the vault file and of
+ * the read made as a peek and the bytes consumed by a second read after the answer, a stat of the caller's /proc/PID/exe, a pidfd signal-0 check, a stat of the vault file and of
  * the audit log, and a write of one record's size (300 bytes) to the audit log; no parsing, no
  * crypto, no locks. What vaultd's checks cost in the kernel alone, whatever it is written in.
  *
@@ -88,7 +88,8 @@ static void *serve(void *arg) {
             struct pollfd wait = {.fd = fd, .events = POLLIN};
             if (poll(&wait, 1, 10000) <= 0) break;
         }
-        if ((got = read(fd, buffer, sizeof buffer)) <= 0) break;
+        /* With the checks, as vaultd: the bytes are peeked and consumed after the answers. */
+        if ((got = recv(fd, buffer, sizeof buffer, audit_fd >= 0 ? MSG_PEEK : 0)) <= 0) break;
         for (ssize_t i = 0; i < got; i++) {
             if (buffer[i] != '\n') continue;
             if (audit_fd >= 0) checks(pidfd, exe);
@@ -99,6 +100,7 @@ static void *serve(void *arg) {
                 sent += (size_t)n;
             }
         }
+        if (audit_fd >= 0 && read(fd, buffer, (size_t)got) != got) break;
     }
 done:
     if (pidfd >= 0) close(pidfd);

@@ -77,6 +77,36 @@ import VaultTestSupport
         #expect(lines[3].contains(#""id":3"#) && lines[3].contains(#""ok":true"#))
     }
 
+    /// Bytes the client has sent that the daemon has not consumed yet (SIOCOUTQ of its end).
+    func unconsumed(_ clientSide: FileDescriptor) -> Int32 {
+        var count: Int32 = 0
+        #expect(ioctl(clientSide.rawValue, UInt(TIOCOUTQ), &count) == 0)
+        return count
+    }
+
+    /// vaultd peeks at request bytes and consumes them just before it answers: a request sent in
+    /// two pieces, split anywhere (in a line, at its end, in the next one), is answered once when
+    /// whole, and every byte is consumed both when a piece ends mid-line and once it is answered.
+    @Test func requestsInPiecesAreAnsweredOnceAndEveryByteIsConsumed() throws {
+        let requests = Array("{\"id\":1,\"op\":\"status\"}\n{\"id\":2,\"op\":\"status\"}\n".utf8)
+        let firstEnd = requests.firstIndex(of: UInt8(ascii: "\n"))! + 1
+        for split in [1, 10, firstEnd - 1, firstEnd, firstEnd + 1, requests.count - 1, requests.count] {
+            let (_, clientSide, closed) = connect()
+            defer { clientSide.close() }
+            try clientSide.sendAll(Array(requests[..<split]))
+            let deadline = Clock.monotonicSeconds() + 10
+            while unconsumed(clientSide) > 0 && Clock.monotonicSeconds() < deadline { usleep(1_000) }
+            #expect(unconsumed(clientSide) == 0, "split at \(split): the first piece was left unread")
+            if split < requests.count { try clientSide.sendAll(Array(requests[split...])) }
+            shutdown(clientSide.rawValue, Int32(SHUT_WR))
+            let lines = try receiveAll(clientSide)
+            #expect(lines.count == 2, "split at \(split): \(lines)")
+            #expect(lines.first?.contains(#""id":1"#) == true && lines.last?.contains(#""id":2"#) == true, "split at \(split): \(lines)")
+            #expect(lines.allSatisfy { $0.contains(#""ok":true"#) }, "split at \(split): \(lines)")
+            #expect(closed.wait(timeout: .now() + 10) == .success)
+        }
+    }
+
     @Test func anOversizedLineIsRefusedBeforeItEndsAndTheConnectionCloses() throws {
         // No newline ever comes: the cap is checked as bytes arrive.
         let lines = try serve([UInt8](repeating: UInt8(ascii: "a"), count: MessageCodec.maxRequestBytes + 10), closeWriting: false)

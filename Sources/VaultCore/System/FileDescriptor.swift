@@ -78,6 +78,11 @@ public struct FileDescriptor: Sendable, Hashable {
         try retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
+    /// Copies up to `buffer.count` bytes waiting on a socket without consuming them (MSG_PEEK).
+    public func peek(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try retryingOnInterrupt { Glibc.recv(rawValue, buffer.baseAddress, buffer.count, Int32(MSG_PEEK)) }
+    }
+
     /// Writes every byte of `bytes`, looping over short writes.
     public func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0

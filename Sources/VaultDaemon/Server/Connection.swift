@@ -106,6 +106,8 @@ final class Connection: Sendable {
         var scratch = [UInt8](repeating: 0, count: 64 * 1024)
         /// When the first byte of the request line now buffered arrived; nil while idle.
         var lineStarted: Double?
+        /// Bytes in the line buffer still unread on the socket (see the read below).
+        var peeked = 0
         /// When the connection opened or last had a request answered: the idle timeout counts from here.
         var lastAnswered = Clock.monotonicSeconds()
         defer {
@@ -129,13 +131,15 @@ final class Connection: Sendable {
                     // keeps the connection from counting as idle.
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue drain }
                     answered = true
-                    guard send(dispatcher.handle(line: &line, from: peer)) else { return }
+                    let response = dispatcher.handle(line: &line, from: peer)
+                    guard send(response), consume(&peeked, scratch: &scratch) else { return }
                 case .tooLong:
                     logger.warning("connection \(number) (pid \(peerPID)) sent a request over \(MessageCodec.maxRequestBytes) bytes; closing it")
                     _ = send(ResponseLine(id: nil, .failure(ErrorBody(
                         .tooLarge, "request line over \(MessageCodec.maxRequestBytes / 1024) KiB; the connection is closed"))))
                     return
                 case .needMore:
+                    guard consume(&peeked, scratch: &scratch) else { return }
                     break drain
                 }
             }
@@ -166,14 +170,38 @@ final class Connection: Sendable {
                     return
                 }
                 guard beginRequest() else { return }
-                // poll said readable: this read does not wait (the socket's 10 s timeout is a backstop).
-                count = try scratch.withUnsafeMutableBytes { try fd.read(into: $0) }
+                // poll said readable: this does not wait (the socket's 10 s timeout is a backstop).
+                // The bytes are copied, not consumed, until the answer has been sent: consuming
+                // them frees the client's send buffer, and the kernel wakes a client blocked in
+                // read(2) for that (its write-space wake-up does not look at what the sleeper
+                // waits for), so consumed at once they would wake it a request's work before its
+                // answer does. Consumed right after the answer, they find it already woken by
+                // the answer and off the socket's wait queue: it wakes once per request
+                // (docs/performance.md, part F).
+                count = try scratch.withUnsafeMutableBytes { try fd.peek(into: $0) }
             } catch {
                 return
             }
             if count == 0 { return }
+            peeked = count
             scratch.withUnsafeBytes { lines.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             scratch.withUnsafeMutableBytes { SecretBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
+        }
+    }
+
+    /// Reads (and wipes) the `peeked` bytes, which are already in the line buffer, so that the
+    /// client's next write is not taken for them; false if the socket failed.
+    private func consume(_ peeked: inout Int, scratch: inout [UInt8]) -> Bool {
+        defer { peeked = 0 }
+        return scratch.withUnsafeMutableBytes { buffer in
+            while peeked > 0 {
+                let region = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<peeked])
+                defer { SecretBytes.wipe(region) }
+                // They are there: this read does not wait.
+                guard let count = try? fd.read(into: region), count > 0 else { return false }
+                peeked -= count
+            }
+            return true
         }
     }
 
