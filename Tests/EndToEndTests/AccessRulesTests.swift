@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultTestSupport
 
 /// Per-item access rules, the approver on a terminal and the audit log, with the built binaries:
 /// copies of vaultctl at different paths play different programs, python3 runs scripts.
@@ -8,8 +9,7 @@ import VaultCore
     /// A copy of vaultctl at `name` in the harness's directory: another program to vaultd.
     func program(_ vault: VaultHarness, _ name: String) throws -> String {
         let path = vault.root + "/" + name
-        try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.copyItem(atPath: VaultHarness.vaultctl, toPath: path)
+        try ExecutableCopy.make(of: VaultHarness.vaultctl, at: path)
         return path
     }
 
@@ -77,12 +77,7 @@ import VaultCore
         #expect(try vault.ctl("allow", "svc", "acct", path).status == 0)
         #expect(try vault.run([path, "get", "svc", "acct"]).text == "pinned")
         // Another file at the same path: still a working vaultctl, with different content.
-        try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.copyItem(atPath: VaultHarness.vaultctl, toPath: path)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("changed".utf8))
-        try handle.close()
+        try ExecutableCopy.make(of: VaultHarness.vaultctl, at: path, appending: Array("changed".utf8))
         let refused = try vault.run([path, "get", "svc", "acct"])
         #expect(refused.status == 7, "\(refused.stderr)")
         #expect(refused.stderr.contains("has changed since it was allowed") && refused.stderr.contains("vaultctl allow 'svc' 'acct' '\(path)'"), "\(refused.stderr)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultTestSupport
 
 /// vaultd keeps what it learnt about a connection's caller, and the access rules, between
 /// requests: these attack both caches on one long-lived connection (Tests/Fixtures/exec_peer.c,
@@ -13,7 +14,7 @@ import VaultCore
         let binary = vault.root + "/" + name, other = vault.root + "/" + copy
         let built = try vault.run(["/usr/bin/gcc", "-O1", "-o", binary, Self.source])
         try #require(built.status == 0, "gcc could not build exec_peer: \(built.stderr)")
-        try FileManager.default.copyItem(atPath: binary, toPath: other)
+        try ExecutableCopy.make(of: binary, at: other)
         return (binary, other)
     }
 

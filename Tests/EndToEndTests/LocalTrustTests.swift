@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultTestSupport
 
 /// Attacks from another user on the same machine (issue 10, 1 to 4): a squatted or swapped socket
 /// directory, a listener of another uid, a log that is a link or a FIFO, a vaultd planted in the
@@ -203,7 +204,7 @@ import VaultCore
         // vaultctl away from vaultd, so only PATH can supply one.
         let alone = vault.root + "/alone"
         mkdir(alone, 0o700)
-        try FileManager.default.copyItem(atPath: VaultHarness.vaultctl, toPath: alone + "/vaultctl")
+        try ExecutableCopy.make(of: VaultHarness.vaultctl, at: alone + "/vaultctl")
         let work = vault.root + "/work"
         mkdir(work, 0o700)
         mkdir(work + "/sub", 0o700)
