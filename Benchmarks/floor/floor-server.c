@@ -5,9 +5,10 @@
  *
  * With --checks VAULT_FILE AUDIT_LOG it also makes, for each request, the system calls vaultd's
  * cached `get` makes besides its read and send (docs/performance.md): a poll before the read,
- * the read made as a peek and the bytes consumed by a second read after the answer, a stat of the caller's /proc/PID/exe, a pidfd signal-0 check, a stat of the vault file and of
- * the audit log, and a write of one record's size (300 bytes) to the audit log; no parsing, no
- * crypto, no locks. What vaultd's checks cost in the kernel alone, whatever it is written in.
+ * the read made as a peek and the bytes consumed by a second read after the answer, a stat of
+ * the caller's /proc/PID/exe, a pidfd signal-0 check, a stat of the vault file and of the audit
+ * log, and a write of one record's size (300 bytes) to the audit log; no parsing, no crypto, no
+ * locks. What vaultd's checks cost in the kernel alone, whatever it is written in.
  *
  * Usage: floor-server [--checks VAULT_FILE AUDIT_LOG] SOCKET RESPONSE_FILE
  * (FLOOR_CHECKS=exec,vault,audit or a subset: only those checks; the poll is always made) */

@@ -107,6 +107,58 @@ import VaultTestSupport
         }
     }
 
+    /// Sends `bytes` in one `sendmsg` with `descriptor` attached (SCM_RIGHTS).
+    func send(_ bytes: [UInt8], passing descriptor: Int32, on socket: FileDescriptor) {
+        // cmsghdr (length, level, type) then the descriptor, padded: CMSG_SPACE(4) on 64-bit Linux.
+        let headerSize = MemoryLayout<cmsghdr>.size
+        var control = [UInt8](repeating: 0, count: headerSize + 8)
+        control.withUnsafeMutableBytes { raw in
+            var header = cmsghdr()
+            header.cmsg_len = headerSize + MemoryLayout<Int32>.size
+            header.cmsg_level = SOL_SOCKET
+            header.cmsg_type = Int32(SCM_RIGHTS)
+            raw.storeBytes(of: header, as: cmsghdr.self)
+            raw.storeBytes(of: descriptor, toByteOffset: headerSize, as: Int32.self)
+        }
+        var payload = bytes
+        let sent = payload.withUnsafeMutableBytes { data in
+            control.withUnsafeMutableBytes { controlBytes in
+                var vector = iovec(iov_base: data.baseAddress, iov_len: data.count)
+                return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                    var message = msghdr()
+                    message.msg_iov = vectorPointer
+                    message.msg_iovlen = 1
+                    message.msg_control = controlBytes.baseAddress
+                    message.msg_controllen = controlBytes.count
+                    return sendmsg(socket.rawValue, &message, 0)
+                }
+            }
+        }
+        #expect(sent == bytes.count)
+    }
+
+    /// A client may attach descriptors to its bytes (SCM_RIGHTS); the peek stops at them and so
+    /// must the consuming read. Both requests are answered once, and the descriptor is not kept:
+    /// once the test closes its copy of a pipe's write end, the read end sees the hang-up, which it
+    /// would not if vaultd's process held a copy.
+    @Test func descriptorsAttachedToARequestAreDroppedAndTheRequestsAnswered() throws {
+        let (_, clientSide, closed) = connect()
+        defer { clientSide.close() }
+        var pipeEnds: [Int32] = [0, 0]
+        #expect(pipe(&pipeEnds) == 0)
+        defer { close(pipeEnds[0]) }
+        try clientSide.sendAll(Array("{\"id\":1,".utf8))
+        send(Array("\"op\":\"status\"}\n{\"id\":2,".utf8), passing: pipeEnds[1], on: clientSide)
+        try clientSide.sendAll(Array("\"op\":\"status\"}\n".utf8))
+        shutdown(clientSide.rawValue, Int32(SHUT_WR))
+        let lines = try receiveAll(clientSide)
+        #expect(lines.count == 2 && lines[0].contains(#""id":1"#) && lines[1].contains(#""id":2"#), "\(lines)")
+        #expect(closed.wait(timeout: .now() + 10) == .success)
+        close(pipeEnds[1])
+        var readEnd = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
+        #expect(poll(&readEnd, 1, 5_000) == 1 && readEnd.revents & Int16(POLLHUP) != 0, "a copy of the write end is still open")
+    }
+
     @Test func anOversizedLineIsRefusedBeforeItEndsAndTheConnectionCloses() throws {
         // No newline ever comes: the cap is checked as bytes arrive.
         let lines = try serve([UInt8](repeating: UInt8(ascii: "a"), count: MessageCodec.maxRequestBytes + 10), closeWriting: false)
