@@ -185,6 +185,25 @@ import VaultCore
         #expect(bad.status == 2 && bad.stderr.contains("auto, on or off"), "\(bad.stderr)")
     }
 
+    /// While vaultd serves the Secret Service, the one on the bus is vaultd itself: `migrate`
+    /// in either direction is refused at once, naming why, and every item stays. (Taking items
+    /// "from the Secret Service" used to ask vaultd's own provider, which could not answer while
+    /// the migration held the store: a 5 s wait, then an error saying the Secret Service was slow.
+    /// Had it answered, each item would have been deleted from the store it was found in.)
+    @Test func migrateInEitherDirectionIsRefusedWhileVaultdIsTheSecretService() throws {
+        let provider = try Provider()
+        let vault = provider.vault
+        #expect(try vault.ctl("set", "svc", "acct", input: "keep me").status == 0)
+        for target in ["file", "secret-service"] {
+            let started = Clock.monotonicSeconds()
+            let refused = try vault.ctl(["migrate", "--to", target], input: Array("passphrase\n".utf8))
+            #expect(refused.status == 2 && refused.stderr.contains("vaultd itself serves the Secret Service"), "\(target): \(refused.stderr)")
+            #expect(Clock.monotonicSeconds() - started < 4, "\(target): refused only after \(Clock.monotonicSeconds() - started) s")
+        }
+        #expect(try vault.ctl("get", "svc", "acct").text == "keep me")
+        #expect(try provider.secretTool(["lookup", "service", "svc", "username", "acct"]).text == "keep me")
+    }
+
     /// Lowercase hex of `text`'s UTF-8, as item paths spell keys.
     static func itemPath(_ service: String, _ account: String) -> String {
         func hex(_ text: String) -> String { text.utf8.map { String(format: "%02x", $0) }.joined() }

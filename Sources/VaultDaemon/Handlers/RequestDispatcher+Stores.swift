@@ -38,8 +38,16 @@ extension RequestDispatcher {
     func migrate(_ request: MigrateRequest) throws -> ResultBody {
         let target = request.destination
         let current = store.current.store.kind
-        if target == .secretService, secretServiceProvider.current.serving {
-            throw VaultError.invalidInput("vaultd itself serves the Secret Service, from this file store: migrating to it would move the items into themselves. Run another provider (GNOME Keyring) and start vaultd with --secret-service-provider off first")
+        // While vaultd serves the Secret Service, the one on the bus is vaultd itself, serving
+        // this file store: no store of its own, neither to move items to nor to take them from
+        // (taking them would delete each item through D-Bus from the store it was just found in).
+        if secretServiceProvider.current.serving {
+            if target == .secretService {
+                throw VaultError.invalidInput("vaultd itself serves the Secret Service, from this file store: migrating to it would move the items into themselves. Run another provider (GNOME Keyring) and start vaultd with --secret-service-provider off first")
+            }
+            if target == current {
+                throw VaultError.invalidInput("vaultd itself serves the Secret Service, from this file store: there is no other Secret Service store to take items from. To move items from GNOME Keyring or KeePassXC, run it as the provider and start vaultd with --secret-service-provider off first")
+            }
         }
         let source: StoreKind
         let report: StoreMigration.Report
