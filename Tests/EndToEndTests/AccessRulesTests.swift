@@ -9,7 +9,7 @@ import VaultTestSupport
     /// A copy of vaultctl at `name` in the harness's directory: another program to vaultd.
     func program(_ vault: VaultHarness, _ name: String) throws -> String {
         let path = vault.root + "/" + name
-        try ExecutableCopy.make(of: VaultHarness.vaultctl, at: path)
+        try ExecutableFile.copy(VaultHarness.vaultctl, to: path)
         return path
     }
 
@@ -77,7 +77,7 @@ import VaultTestSupport
         #expect(try vault.ctl("allow", "svc", "acct", path).status == 0)
         #expect(try vault.run([path, "get", "svc", "acct"]).text == "pinned")
         // Another file at the same path: still a working vaultctl, with different content.
-        try ExecutableCopy.make(of: VaultHarness.vaultctl, at: path, appending: Array("changed".utf8))
+        try ExecutableFile.copy(VaultHarness.vaultctl, to: path, appending: Array("changed".utf8))
         let refused = try vault.run([path, "get", "svc", "acct"])
         #expect(refused.status == 7, "\(refused.stderr)")
         #expect(refused.stderr.contains("has changed since it was allowed") && refused.stderr.contains("vaultctl allow 'svc' 'acct' '\(path)'"), "\(refused.stderr)")

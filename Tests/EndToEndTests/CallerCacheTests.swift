@@ -14,7 +14,7 @@ import VaultTestSupport
         let binary = vault.root + "/" + name, other = vault.root + "/" + copy
         let built = try vault.run(["/usr/bin/gcc", "-O1", "-o", binary, Self.source])
         try #require(built.status == 0, "gcc could not build exec_peer: \(built.stderr)")
-        try ExecutableCopy.make(of: binary, at: other)
+        try ExecutableFile.copy(binary, to: other)
         return (binary, other)
     }
 

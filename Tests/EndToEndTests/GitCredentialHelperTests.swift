@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultTestSupport
 
 /// git-credential-vault through Debian's real git (2.39): `git credential fill/approve/reject`, a
 /// clone and pushes over HTTP with Basic authentication (Tests/Fixtures/git_http_server.py), and
@@ -146,9 +147,7 @@ import VaultCore
         let askpass = vault.root + "/askpass"
         let answers = vault.root + "/askpass-password"
         let asked = vault.root + "/askpass-count"
-        try Data("#!/bin/sh\necho asked >> '\(asked)'\ncase \"$1\" in Username*) echo alice ;; *) cat '\(answers)' ;; esac\n".utf8)
-            .write(to: URL(fileURLWithPath: askpass))
-        chmod(askpass, 0o700)
+        try ExecutableFile.write(Array("#!/bin/sh\necho asked >> '\(asked)'\ncase \"$1\" in Username*) echo alice ;; *) cat '\(answers)' ;; esac\n".utf8), to: askpass)
         try Data("pw-one\n".utf8).write(to: URL(fileURLWithPath: answers))
         func askedCount() -> Int { ((try? String(contentsOfFile: asked, encoding: .utf8)) ?? "").split(separator: "\n").count }
 

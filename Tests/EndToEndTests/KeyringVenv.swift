@@ -1,5 +1,6 @@
 import Foundation
 import VaultCore
+import VaultTestSupport
 
 /// A virtualenv of its own with python/ (the vault-keyring backend) installed by pip, for one
 /// test: it sees the project's .venv packages (keyring, pip) through a .pth file, builds without
@@ -24,7 +25,7 @@ struct KeyringVenv {
         // Outside the venv's bin/: pip's subprocess provider skips a `keyring` in its own scripts directory.
         try FileManager.default.createDirectory(atPath: binDirectory, withIntermediateDirectories: true)
         let wrapper = binDirectory + "/keyring"
-        FileManager.default.createFile(atPath: wrapper, contents: Data("#!/bin/sh\nexec \(python) -m keyring \"$@\"\n".utf8), attributes: [.posixPermissions: 0o755])
+        try ExecutableFile.write(Array("#!/bin/sh\nexec \(python) -m keyring \"$@\"\n".utf8), to: wrapper)
     }
 
     var python: String { directory + "/bin/python" }

@@ -204,13 +204,13 @@ import VaultTestSupport
         // vaultctl away from vaultd, so only PATH can supply one.
         let alone = vault.root + "/alone"
         mkdir(alone, 0o700)
-        try ExecutableCopy.make(of: VaultHarness.vaultctl, at: alone + "/vaultctl")
+        try ExecutableFile.copy(VaultHarness.vaultctl, to: alone + "/vaultctl")
         let work = vault.root + "/work"
         mkdir(work, 0o700)
         mkdir(work + "/sub", 0o700)
         let marker = vault.root + "/planted-vaultd-ran"
         for planted in [work + "/vaultd", work + "/sub/vaultd"] {
-            FileManager.default.createFile(atPath: planted, contents: Data("#!/bin/sh\necho ran >> \(marker)\n".utf8), attributes: [.posixPermissions: 0o755])
+            try ExecutableFile.write(Array("#!/bin/sh\necho ran >> \(marker)\n".utf8), to: planted)
         }
         let command = Self.bounded + ["/usr/bin/env", "-C", work, alone + "/vaultctl", "status"]
 
