@@ -84,7 +84,7 @@ import VaultTestSupport
         return count
     }
 
-    /// vaultd peeks at request bytes and consumes them just before it answers: a request sent in
+    /// vaultd peeks at request bytes and consumes them right after it answers: a request sent in
     /// two pieces, split anywhere (in a line, at its end, in the next one), is answered once when
     /// whole, and every byte is consumed both when a piece ends mid-line and once it is answered.
     @Test func requestsInPiecesAreAnsweredOnceAndEveryByteIsConsumed() throws {
