@@ -121,7 +121,7 @@ let package = Package(
         ),
 
         // What several test targets share: temporary directories, the built products.
-        .target(name: "VaultTestSupport", path: "Tests/VaultTestSupport"),
+        .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
 
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "VaultCore"]),
