@@ -14,7 +14,9 @@ import VaultTestSupport
 
     /// A connection served over a socketpair: the daemon's `Connection`, the client's end, and a
     /// semaphore signalled when the connection has closed.
-    func connect(requestTimeout: Double = 5, idleTimeout: Double = 5) -> (connection: Connection, client: FileDescriptor, closed: DispatchSemaphore) {
+    func connect(
+        requestTimeout: Double = 5, idleTimeout: Double = 5, busyPoll: BusyPoll = BusyPoll(budget: BusyPoll.defaultBudget)
+    ) -> (connection: Connection, client: FileDescriptor, closed: DispatchSemaphore) {
         var fds: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
         let daemonSide = FileDescriptor(rawValue: fds[0]), clientSide = FileDescriptor(rawValue: fds[1])
@@ -27,7 +29,7 @@ import VaultTestSupport
         let closed = DispatchSemaphore(value: 0)
         let connection = Connection(
             number: 1, fd: daemonSide, peerPID: getpid(), dispatcher: dispatcher, logger: logger, events: RateLimitedLog(logger: logger),
-            idleTimeout: idleTimeout, requestTimeout: requestTimeout)
+            idleTimeout: idleTimeout, requestTimeout: requestTimeout, busyPoll: busyPoll)
         #expect(connection.start { closed.signal() })
         return (connection, clientSide, closed)
     }
@@ -229,6 +231,78 @@ import VaultTestSupport
         #expect(try reply.withUnsafeMutableBytes { try clientSide.read(into: $0) } > 0)
         while connection.idleSince == nil && Clock.monotonicSeconds() < deadline { usleep(5_000) }
         #expect(connection.evictIfIdle())
+        #expect(try receiveAll(clientSide).isEmpty)
+        #expect(closed.wait(timeout: .now() + 10) == .success)
+    }
+}
+
+/// A connection that spins after an answer (`BusyPoll`) is still an idle connection: it answers
+/// the request that ends the spin, can be evicted and stopped while spinning, and a spin ends at
+/// once when either happens, not at its budget.
+extension ConnectionTests {
+    /// Sends a status request and reads its answer.
+    func roundTrip(_ clientSide: FileDescriptor, id: Int) throws -> String {
+        try clientSide.sendAll(Array("{\"id\":\(id),\"op\":\"status\"}\n".utf8))
+        var reply = [UInt8](repeating: 0, count: 4096)
+        let count = try reply.withUnsafeMutableBytes { try clientSide.read(into: $0) }
+        return String(decoding: reply[0..<max(count, 0)], as: UTF8.self)
+    }
+
+    /// Two requests back to back, so that the connection spins after the second answer (with a
+    /// budget of a minute, so that only what the test does can end it); true once it spins.
+    func startSpinning(_ clientSide: FileDescriptor, _ busyPoll: BusyPoll) throws -> Bool {
+        #expect(try roundTrip(clientSide, id: 1).contains(#""id":1"#))
+        #expect(try roundTrip(clientSide, id: 2).contains(#""id":2"#))
+        let deadline = Clock.monotonicSeconds() + 10
+        while busyPoll.spinning == 0 && Clock.monotonicSeconds() < deadline { usleep(1_000) }
+        return busyPoll.spinning == 1
+    }
+
+    @Test func aRequestArrivingDuringASpinIsAnsweredAndTheSpinGoesOn() throws {
+        let busyPoll = BusyPoll(budget: 60, cores: 2)
+        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        defer { clientSide.close() }
+        #expect(try startSpinning(clientSide, busyPoll))
+        #expect(connection.idleSince != nil)
+        for id in 3...20 { #expect(try roundTrip(clientSide, id: id).contains("\"id\":\(id),\"ok\":true")) }
+        shutdown(clientSide.rawValue, Int32(SHUT_WR))
+        #expect(try receiveAll(clientSide).isEmpty)
+        #expect(closed.wait(timeout: .now() + 10) == .success)
+        #expect(busyPoll.spinning == 0)
+    }
+
+    @Test func aSpinningConnectionCanBeEvictedAndEndsAtOnce() throws {
+        let busyPoll = BusyPoll(budget: 60, cores: 2)
+        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        defer { clientSide.close() }
+        #expect(try startSpinning(clientSide, busyPoll))
+        #expect(connection.evictIfIdle())
+        #expect(try receiveAll(clientSide).isEmpty)
+        #expect(closed.wait(timeout: .now() + 10) == .success)
+    }
+
+    @Test func aSpinningConnectionStopsWhenTheDaemonStopsReading() throws {
+        let busyPoll = BusyPoll(budget: 60, cores: 2)
+        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        defer { clientSide.close() }
+        #expect(try startSpinning(clientSide, busyPoll))
+        connection.stopReading()
+        #expect(closed.wait(timeout: .now() + 10) == .success)
+    }
+
+    /// A connection with one request (`vaultctl get`'s way) never spins.
+    @Test func aConnectionWithOneRequestDoesNotSpin() throws {
+        let busyPoll = BusyPoll(budget: 60, cores: 2)
+        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        defer { clientSide.close() }
+        #expect(try roundTrip(clientSide, id: 1).contains(#""id":1"#))
+        let deadline = Clock.monotonicSeconds() + 10
+        while connection.idleSince == nil && Clock.monotonicSeconds() < deadline { usleep(1_000) }
+        // Idle (so past the point where it would spin) and asleep: the spin would show within its
+        // first turn; give it many.
+        usleep(50_000)
+        #expect(busyPoll.spinning == 0)
+        shutdown(clientSide.rawValue, Int32(SHUT_WR))
         #expect(try receiveAll(clientSide).isEmpty)
         #expect(closed.wait(timeout: .now() + 10) == .success)
     }

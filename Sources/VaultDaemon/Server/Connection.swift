@@ -30,11 +30,12 @@ final class Connection: Sendable {
     private let events: RateLimitedLog
     private let idleTimeout: Double
     private let requestTimeout: Double
+    private let busyPoll: BusyPoll
     private let state = Mutex(State.idle(since: Clock.monotonicSeconds()))
 
     init(
         number: Int, fd: FileDescriptor, peerPID: Int32, dispatcher: RequestDispatcher, logger: Logger, events: RateLimitedLog,
-        idleTimeout: Double, requestTimeout: Double
+        idleTimeout: Double, requestTimeout: Double, busyPoll: BusyPoll
     ) {
         self.number = number
         self.fd = fd
@@ -45,6 +46,7 @@ final class Connection: Sendable {
         self.events = events
         self.idleTimeout = idleTimeout
         self.requestTimeout = requestTimeout
+        self.busyPoll = busyPoll
     }
 
     /// Starts the connection's thread; `onClose` runs on it after the socket is closed.
@@ -110,7 +112,13 @@ final class Connection: Sendable {
         var peeked = 0
         /// When the connection opened or last had a request answered: the idle timeout counts from here.
         var lastAnswered = Clock.monotonicSeconds()
+        /// Whether this thread counts among `busyPoll`'s active ones (from a wake-up to its next sleep).
+        var active = false
+        /// Whether to spin before the next sleep: the last request came soon after the answer before it.
+        var spinNext = false
+        var answeredAny = false
         defer {
+            if active { busyPoll.leave() }
             lines.clear()
             scratch.withUnsafeMutableBytes { SecretBytes.wipe($0) }
             // Before the socket closes: an approver's registration polls it.
@@ -144,7 +152,10 @@ final class Connection: Sendable {
                 }
             }
             let now = Clock.monotonicSeconds()
-            if answered { lastAnswered = now }
+            if answered {
+                lastAnswered = now
+                answeredAny = true
+            }
             if lines.isEmpty {
                 lineStarted = nil
                 becomeIdle(since: lastAnswered)
@@ -161,13 +172,26 @@ final class Connection: Sendable {
             // an eviction (which only takes idle connections) can no longer drop them unanswered.
             let count: Int
             do {
-                guard try UnixSocket.waitReadable(fd, seconds: wait) else {
-                    if lineStarted != nil {
-                        unfinishedRequest()
-                    } else {
-                        logger.debug("connection \(number) closed after \(Int(idleTimeout)) s idle")
+                // Spinning finds the next request before this core sleeps (`BusyPoll`).
+                var ready = false
+                if answered, lineStarted == nil, spinNext, active {
+                    ready = busyPoll.spin(on: fd)
+                    spinNext = ready
+                }
+                if !ready {
+                    if active { busyPoll.leave() }
+                    active = false
+                    guard try UnixSocket.waitReadable(fd, seconds: wait) else {
+                        if lineStarted != nil {
+                            unfinishedRequest()
+                        } else {
+                            logger.debug("connection \(number) closed after \(Int(idleTimeout)) s idle")
+                        }
+                        return
                     }
-                    return
+                    busyPoll.enter()
+                    active = true
+                    if answeredAny, lineStarted == nil, Clock.monotonicSeconds() - lastAnswered <= busyPoll.budget { spinNext = true }
                 }
                 guard beginRequest() else { return }
                 // poll said readable: this does not wait (the socket's 10 s timeout is a backstop).

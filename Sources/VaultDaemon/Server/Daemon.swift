@@ -20,6 +20,7 @@ public final class Daemon: @unchecked Sendable {
     private let acceptQueue = DispatchQueue(label: "vaultd.accept")
     private let connections = Mutex<[Int: Connection]>([:])
     private let inFlight = DispatchGroup()
+    private let busyPoll = BusyPoll(budget: BusyPoll.defaultBudget)
     private var acceptSource: DispatchSourceRead?
     private var timers: [DispatchSourceTimer] = []
     private var signalSources: [DispatchSourceSignal] = []
@@ -155,7 +156,7 @@ public final class Daemon: @unchecked Sendable {
         let number = nextConnection
         let connection = Connection(
             number: number, fd: client, peerPID: pid, dispatcher: dispatcher, logger: logger, events: events,
-            idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout)
+            idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout, busyPoll: busyPoll)
         connections.withLock { $0[number] = connection }
         inFlight.enter()
         let started = connection.start { [self] in
