@@ -129,6 +129,10 @@ vault_dbus_server *vault_dbus_server_new(const char *address, const char *intros
                                           interface_named(server, "org.freedesktop.Secret.Service"),
                                           &vtable, server, NULL, error) == 0)
         goto fail;
+    // vault.Provider (VaultFile): tells another vaultd which vault file this one serves.
+    if (g_dbus_connection_register_object(server->connection, SECRETS, interface_named(server, "vault.Provider"),
+                                          &vtable, server, NULL, error) == 0)
+        goto fail;
     const char *subtrees[] = {SECRETS "/collection/login", SECRETS "/aliases", SECRETS "/session", SECRETS "/prompt"};
     for (size_t i = 0; i < sizeof subtrees / sizeof subtrees[0]; i++) {
         if (g_dbus_connection_register_subtree(server->connection, subtrees[i], &subtree_vtable,
@@ -230,4 +234,51 @@ gboolean vault_dbus_sender_credentials(vault_dbus_server *server, const char *se
         return FALSE;
     }
     return TRUE;
+}
+
+// The answers of an owner without vault.Provider (GNOME Keyring, KeePassXC), or of the bus when
+// nobody owns the name and none can be started. Anything else (no reply, a time-out, a failed
+// activation) is no answer.
+static gboolean not_a_vaultd(GError *error) {
+    if (!g_dbus_error_is_remote_error(error)) return FALSE;
+    gchar *name = g_dbus_error_get_remote_error(error);
+    static const char *answers[] = {
+        "org.freedesktop.DBus.Error.UnknownInterface", "org.freedesktop.DBus.Error.UnknownProperty",
+        "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
+        "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.NotSupported",
+        "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+    };
+    gboolean found = FALSE;
+    for (size_t i = 0; name != NULL && i < sizeof answers / sizeof answers[0]; i++)
+        if (strcmp(name, answers[i]) == 0) found = TRUE;
+    g_free(name);
+    return found;
+}
+
+gchar *vault_dbus_provider_vault_file(const char *address, gint timeout_ms, GError **error) {
+    GDBusConnection *connection = g_dbus_connection_new_for_address_sync(
+        address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+        NULL, NULL, error);
+    if (connection == NULL) return NULL;
+    g_dbus_connection_set_exit_on_close(connection, FALSE);
+    GError *local = NULL;
+    GVariant *reply = g_dbus_connection_call_sync(
+        connection, "org.freedesktop.secrets", "/org/freedesktop/secrets", "org.freedesktop.DBus.Properties", "Get",
+        g_variant_new("(ss)", "vault.Provider", "VaultFile"), G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE,
+        timeout_ms, NULL, &local);
+    gchar *path = NULL;
+    if (reply != NULL) {
+        GVariant *value = NULL;
+        g_variant_get(reply, "(v)", &value);
+        if (g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) path = g_variant_dup_string(value, NULL);
+        g_variant_unref(value);
+        g_variant_unref(reply);
+    } else if (not_a_vaultd(local)) {
+        g_error_free(local);
+    } else {
+        g_propagate_error(error, local);
+    }
+    g_dbus_connection_close_sync(connection, NULL, NULL);
+    g_object_unref(connection);
+    return path;
 }

@@ -204,6 +204,44 @@ import VaultCore
         #expect(try provider.secretTool(["lookup", "service", "svc", "username", "acct"]).text == "keep me")
     }
 
+    /// Two vaultds on one vault file, the first serving the Secret Service from it: to the second,
+    /// that provider is "the Secret Service store", and a migration either way would find each
+    /// item already in its destination (the same file) and delete it from its source (the same
+    /// file). The second asks the provider which vault file it serves (vault.Provider's
+    /// VaultFile) and refuses; every item stays. A vaultd on another vault file may migrate, and
+    /// a provider without that interface (GNOME Keyring) is taken for a store of its own.
+    @Test func migrateIsRefusedWhenTheSecretServiceIsAnotherVaultdOnTheSameVaultFile() throws {
+        let provider = try Provider()
+        #expect(try provider.vault.ctl("set", "svc", "acct", input: "keep me").status == 0)
+        #expect(try provider.vault.ctl("set", "svc", "other", input: "me too").status == 0)
+        // The second vaultd: its own socket and home, the first one's vault file and passphrase.
+        let second = VaultHarness()
+        second.environment["DBUS_SESSION_BUS_ADDRESS"] = provider.bus.busAddress
+        second.environment["VAULT_SECRET_SERVICE_PROVIDER"] = "off"
+        second.environment["VAULT_FILE"] = provider.vault.vaultFile
+        second.environment["VAULT_PASSPHRASE_FILE"] = provider.vault.root + "/passphrase"
+        #expect(try second.ctl("get", "svc", "acct").text == "keep me")
+        for target in ["file", "secret-service"] {
+            let refused = try second.ctl(["migrate", "--to", target], input: Array("passphrase\n".utf8))
+            #expect(refused.status == 2 && refused.stderr.contains("another vaultd, serving this same vault file"), "\(target): \(refused.stderr)")
+            #expect(!refused.stderr.contains("keep me"))
+        }
+        for vault in [provider.vault, second] {
+            #expect(try vault.ctl("get", "svc", "acct").text == "keep me")
+            #expect(try vault.ctl("get", "svc", "other").text == "me too")
+        }
+        #expect(try provider.secretTool(["lookup", "service", "svc", "username", "acct"]).text == "keep me")
+        // The same provider asked by a vaultd on a vault file of its own: a store of its own, so
+        // its items move into that file, and out of the first one's (through the provider).
+        let elsewhere = VaultHarness()
+        elsewhere.environment["DBUS_SESSION_BUS_ADDRESS"] = provider.bus.busAddress
+        elsewhere.environment["VAULT_SECRET_SERVICE_PROVIDER"] = "off"
+        let moved = try elsewhere.ctl(["migrate", "--to", "file"], input: Array("passphrase\n".utf8))
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(try elsewhere.ctl("get", "svc", "acct").text == "keep me")
+        #expect(try provider.vault.ctl("get", "svc", "acct").status == 3)
+    }
+
     /// Lowercase hex of `text`'s UTF-8, as item paths spell keys.
     static func itemPath(_ service: String, _ account: String) -> String {
         func hex(_ text: String) -> String { text.utf8.map { String(format: "%02x", $0) }.joined() }

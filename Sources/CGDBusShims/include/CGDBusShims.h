@@ -56,4 +56,13 @@ gboolean vault_dbus_sender_credentials(vault_dbus_server *server, const char *se
                                        guint32 *uid, guint32 *pid, gboolean *has_pid, int *process_fd,
                                        GError **error);
 
+/// Who serves the Secret Service on the bus at `address`, if it is a vaultd: asks the owner of
+/// org.freedesktop.secrets (started by the bus if it is activatable, as libsecret would) for the
+/// VaultFile property of vault.Provider on /org/freedesktop/secrets, bounded by `timeout_ms`.
+/// The vault file's path (g_free it) when the owner is a vaultd; NULL without `error` set when it
+/// answered with a D-Bus error (another provider: it has no such interface; or nobody owns the
+/// name and none can be started); NULL with `error` set when the bus could not be reached or the
+/// owner did not answer.
+gchar *vault_dbus_provider_vault_file(const char *address, gint timeout_ms, GError **error);
+
 #endif

@@ -49,6 +49,7 @@ extension RequestDispatcher {
                 throw VaultError.invalidInput("vaultd itself serves the Secret Service, from this file store: there is no other Secret Service store to take items from. To move items from GNOME Keyring or KeePassXC, run it as the provider and start vaultd with --secret-service-provider off first")
             }
         }
+        try refuseWhenTheSecretServiceIsThisVault()
         let source: StoreKind
         let report: StoreMigration.Report
         var reason = store.reasonChosen
@@ -85,6 +86,20 @@ extension RequestDispatcher {
         if !report.leftInPlace.isEmpty { body.leftInPlace = report.leftInPlace.map(UnaddressableBody.init) }
         if case .success(let path) = recorded { body.recordedIn = path }
         return ResultBody(migration: body)
+    }
+
+    /// Another vaultd may serve the Secret Service from this same vault file: then the Secret
+    /// Service store `migrate` would move items to or from is this file store itself
+    /// (`SecretServiceOwner`). Asked only when there is a session bus; without one, `migrate`
+    /// reaches no Secret Service either.
+    private func refuseWhenTheSecretServiceIsThisVault() throws {
+        let environment = catalog.configuration.environment
+        guard StoreSelector.missingBus(environment) == nil, let address = Daemon.sessionBusAddress(environment) else { return }
+        guard case .vaultd(let served) = try SecretServiceOwner.identify(address: address) else { return }
+        let ours = catalog.configuration.vaultFilePath
+        guard SecretServiceOwner.isSameFile(served, as: ours) else { return }
+        throw VaultError.invalidInput(
+            "the Secret Service on this session bus is another vaultd, serving this same vault file (\(ours)): migrating between them would move the items into themselves, and delete each one as moved. Nothing was migrated; to move the items to or from GNOME Keyring or KeePassXC, stop that vaultd (or start it with --secret-service-provider off) and run that provider")
     }
 
     /// The persistent store other than `current`, opened, when it holds any item; nil when it

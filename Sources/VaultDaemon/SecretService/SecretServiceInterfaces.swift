@@ -104,6 +104,9 @@ enum SecretServiceInterfaces {
               <arg name="result" type="v"/>
             </signal>
           </interface>
+          <interface name="vault.Provider">
+            <property name="VaultFile" type="s" access="read"/>
+          </interface>
         </node>
         """
 }

@@ -56,6 +56,9 @@ extension SecretServiceProvider {
                 ("Created", .uint64(UInt64(max(0, info.created) / 1000))),
                 ("Modified", .uint64(UInt64(max(0, info.modified) / 1000))),
             ]
+        case "vault.Provider":
+            guard path == SecretServicePath.service else { throw BusError.noSuchObject(path) }
+            return [("VaultFile", .string(vaultFile))]
         default:
             return []
         }

@@ -57,9 +57,13 @@ final class SecretServiceProvider: @unchecked Sendable {
     let promptTimeout: Double
     /// vaultd's access rules and audit log, applied to D-Bus callers as to socket clients.
     let access: AccessControl?
+    /// The vault file served, as vault.Provider's VaultFile tells another vaultd (whose
+    /// `migrate` must not take this provider for a store of its own when they share the file).
+    let vaultFile: String
 
-    init(store: ActiveStore, logger: Logger, promptTimeout: Double, access: AccessControl?) {
+    init(store: ActiveStore, logger: Logger, promptTimeout: Double, access: AccessControl?, vaultFile: String) {
         self.store = store
+        self.vaultFile = vaultFile
         self.logger = logger
         self.promptTimeout = promptTimeout
         self.access = access

@@ -34,7 +34,8 @@ extension Daemon {
         guard kind == .file else {
             return try without("vault uses the \(kind.rawValue) store, whose provider serves the Secret Service already")
         }
-        let provider = SecretServiceProvider(store: store, logger: logger, promptTimeout: configuration.secretServicePromptTimeout, access: dispatcher.access)
+        let provider = SecretServiceProvider(store: store, logger: logger, promptTimeout: configuration.secretServicePromptTimeout, access: dispatcher.access,
+            vaultFile: configuration.vaultFilePath)
         do {
             try provider.start(address: address)
         } catch {
