@@ -18,38 +18,87 @@ final class AuditLog: Sendable {
     let directory: String
     let maxBytes: Int
     let keep: Int
-    /// What appending needs, behind one lock (adaptive: many connection threads append, and
-    /// Swift's `Mutex` went to the kernel for nearly every contended record):
-    /// - `last`, the time of the last record appended (µs): each record's time is later than the
-    ///   one before, so `after` picks up exactly the records a follower has not seen. Microseconds,
-    ///   not the milliseconds of items' times: with one record per millisecond at most, a busy
-    ///   vaultd (thousands of `get`s a second) dated its records ever further in the future;
-    /// - `held`, the log kept open between records, with the identity it had when opened:
-    ///   reopened (the directory checked, the file opened safely again) only when the file at
-    ///   `path` is no longer that one (rotated, removed, replaced) or when it must rotate. One
-    ///   stat per record instead of a directory walk, an open and a close.
-    /// - `seeded`, whether `last` has been raised to the newest record already in the log (by
-    ///   this process before a restart, or another vaultd): the next record is dated after it
-    ///   even if that one is ahead of the clock, or the clock stepped back, so a follower that
-    ///   saw it misses nothing written since.
-    private struct Writer {
+    /// Records are written without a lock held across the `write`: each thread takes a time
+    /// (`Times.take`, a short critical section with no system call in it), seals its record under
+    /// that time, and appends it through the shared `O_APPEND` descriptor, which the kernel keeps
+    /// whole. So records from several threads may reach the file out of time order; a reader gets
+    /// them sorted, and a follower asking for those after the last it saw is answered only up to
+    /// the horizon below which every record is written (`Times.horizon`), so it misses none.
+    /// (One lock held across the `write` made every connection thread queue behind one that the
+    /// scheduler had preempted in it: most of 32 clients' tail, docs/performance.md, part G.)
+    private struct Times {
+        /// The time of the last record given a time (µs). Each record's time is later than the
+        /// one before. Microseconds, not the milliseconds of items' times: with one record per
+        /// millisecond at most, a busy vaultd (thousands of `get`s a second) dated its records
+        /// ever further in the future.
         var last: Int64 = 0
-        var held: OpenLog?
+        /// Whether `last` has been raised to the newest record already in the log (by this
+        /// process before a restart, or another vaultd): the next record is dated after it even
+        /// if that one is ahead of the clock, or the clock stepped back, so a follower that saw it
+        /// misses nothing written since.
         var seeded = false
-    }
-    private let writer = AdaptiveLock(Writer())
-    /// `Writer.last`, readable without the lock: a record is sealed before the lock is taken, under
-    /// the time after this, and sealed again inside only when another record took that time meanwhile.
-    private let lastTime = Atomic<Int64>(0)
+        /// Times given to records not yet written (few: one per thread appending now).
+        var unwritten: [Int64] = []
 
-    private final class OpenLog {
+        mutating func take() -> Int64 {
+            last = max(Clock.nowMicroseconds(), last + 1)
+            unwritten.append(last)
+            return last
+        }
+
+        mutating func written(_ time: Int64) {
+            if let index = unwritten.firstIndex(of: time) { unwritten.swapAt(index, unwritten.count - 1) }
+            unwritten.removeLast()
+        }
+
+        /// A time up to which every record this process dates is in the file: just before the
+        /// earliest one being written, or, with none, now (`last` is raised to it, so that every
+        /// record dated from here on is later; records of another vaultd dated up to now are
+        /// then read too).
+        mutating func horizon() -> Int64 {
+            if let earliest = unwritten.min() { return earliest - 1 }
+            last = max(last, Clock.nowMicroseconds())
+            return last
+        }
+    }
+    private let times = AdaptiveLock(Times())
+
+    /// The log kept open between records, with the identity it had when opened: reopened (the
+    /// directory checked, the file opened safely again) only when the file at `path` is no longer
+    /// that one (rotated, removed, replaced) or when it must rotate, by one thread at a time
+    /// (`reopening`). One `stat` per record instead of a directory walk, an open and a close. A
+    /// thread writing through a log another has just replaced keeps it open until its `write` is
+    /// done: its record lands in the file that was audit.log, now audit.log.1, and is read there.
+    private let held = AdaptiveLock<OpenLog?>(nil)
+    private let reopening = AdaptiveLock(())
+
+    private final class OpenLog: Sendable {
         let fd: FileDescriptor
         let device: UInt64
         let inode: UInt64
-        var size: Int64
+        /// Bytes written or promised to records being written (for rotation).
+        let size: Atomic<Int64>
 
         init(fd: FileDescriptor, device: UInt64, inode: UInt64, size: Int64) {
-            (self.fd, self.device, self.inode, self.size) = (fd, device, inode, size)
+            (self.fd, self.device, self.inode) = (fd, device, inode)
+            self.size = Atomic(size)
+        }
+
+        func isFile(_ status: FileStatus?) -> Bool {
+            guard let status else { return false }
+            return status.device == device && status.inode == inode
+        }
+
+        /// Promises `count` bytes to a record: false, and nothing promised, when they would take
+        /// the log past `limit`.
+        func reserve(_ count: Int64, limit: Int) -> Bool {
+            var current = size.load(ordering: .relaxed)
+            while current + count <= limit {
+                let (exchanged, original) = size.compareExchange(expected: current, desired: current + count, ordering: .relaxed)
+                if exchanged { return true }
+                current = original
+            }
+            return false
         }
 
         deinit { fd.close() }
@@ -70,22 +119,52 @@ final class AuditLog: Sendable {
 
     /// Seals and appends `entry` (its `time` is set here).
     func append(_ entry: AuditEntryBody, key: SecretBytes) throws {
-        // Before the lock, which other connection threads wait for: a system call fewer inside it.
-        let current = try FileStatus.of(path, followSymlinks: false)
-        var sealed = try Self.seal(entry, at: max(Clock.nowMicroseconds(), lastTime.load(ordering: .relaxed) + 1), key: key)
-        try writer.withLock { writer in
-            if !writer.seeded {
-                writer.seeded = true
-                if let newest = newestTime(key: key) { writer.last = max(writer.last, newest) }
-            }
-            if sealed.time <= writer.last {
-                sealed = try Self.seal(entry, at: max(Clock.nowMicroseconds(), writer.last + 1), key: key)
-            }
-            try write(sealed.line, to: &writer.held, current: current)
-            writer.last = sealed.time
-            lastTime.store(sealed.time, ordering: .relaxed)
+        if !times.withLock({ $0.seeded }) { seed(key: key) }
+        let time = times.withLock { $0.take() }
+        defer {
+            times.withLock { $0.written(time) }
+            appended.wakeAll()
         }
-        appended.wakeAll()
+        let sealed = try Self.seal(entry, at: time, key: key)
+        let log = try log(for: Int64(sealed.line.count))
+        try log.fd.writeAll(sealed.line)
+    }
+
+    /// Raises `last` to the newest record already in the log, once.
+    private func seed(key: SecretBytes) {
+        reopening.withLock { _ in
+            guard !times.withLock({ $0.seeded }) else { return }
+            let newest = newestTime(key: key)
+            times.withLock { times in
+                if let newest { times.last = max(times.last, newest) }
+                times.seeded = true
+            }
+        }
+    }
+
+    /// The open log, with `count` bytes promised to the caller's record: the one held, while the
+    /// file at `path` is still that one and has room; else, by one thread at a time, the log
+    /// rotated when full and opened again.
+    private func log(for count: Int64) throws -> OpenLog {
+        let current = try FileStatus.of(path, followSymlinks: false)
+        if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
+        return try reopening.withLock { _ in
+            // Another thread may have reopened it meanwhile.
+            let current = try FileStatus.of(path, followSymlinks: false)
+            if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
+            held.withLock { $0 = nil }
+            try PrivateDirectory.create(directory)
+            if let size = try FileStatus.of(path, followSymlinks: false)?.size, size + count > maxBytes { try rotate() }
+            let fd = try FileDescriptor.openPrivateLog(path)
+            let status: FileStatus
+            do { status = try fd.status() } catch {
+                fd.close()
+                throw error
+            }
+            let log = OpenLog(fd: fd, device: status.device, inode: status.inode, size: status.size + count)
+            held.withLock { $0 = log }
+            return log
+        }
     }
 
     /// How much of the log's end `newestTime` reads: many records, none of them the whole log.
@@ -112,29 +191,6 @@ final class AuditLog: Sendable {
         return (time, Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A])
     }
 
-    /// Appends `line` to the open log, (re)opening it when the file at `path` (`current`, as it was
-    /// just before the lock was taken) is not the one held, and rotating first when the line would
-    /// take it past `maxBytes`. With `writer` locked.
-    private func write(_ line: [UInt8], to held: inout OpenLog?, current: FileStatus?) throws {
-        if let log = held, let current, current.device == log.device, current.inode == log.inode, log.size + Int64(line.count) <= maxBytes {
-            // Still the file we hold, with room left.
-        } else {
-            held = nil
-            try PrivateDirectory.create(directory)
-            if let size = try FileStatus.of(path, followSymlinks: false)?.size, size + Int64(line.count) > maxBytes { try rotate() }
-            let fd = try FileDescriptor.openPrivateLog(path)
-            let status: FileStatus
-            do { status = try fd.status() } catch {
-                fd.close()
-                throw error
-            }
-            held = OpenLog(fd: fd, device: status.device, inode: status.inode, size: status.size)
-        }
-        guard let log = held else { return }
-        try log.fd.writeAll(line)
-        log.size += Int64(line.count)
-    }
-
     private func rotate() throws {
         FileSystem.removeFileIfPresent(rotated(keep))
         for generation in stride(from: keep - 1, through: 0, by: -1) where (try? FileStatus.of(rotated(generation), followSymlinks: false)) != nil {
@@ -143,9 +199,12 @@ final class AuditLog: Sendable {
     }
 
     /// The records later than `after` (µs), oldest first, and how many lines could not be
-    /// opened (damaged, or sealed under another key).
+    /// opened (damaged, or sealed under another key). Only those dated up to the horizon this
+    /// process had when it began to read: a record dated earlier but still being written would
+    /// otherwise be missed by a follower that asks next for those after the latest it got.
     func records(key: SecretBytes, after: Int64) throws -> (records: [AuditEntryBody], unreadable: Int) {
-        var records: [AuditEntryBody] = []
+        let horizon = times.withLock { $0.horizon() }
+        var records: [(time: Int64, entry: AuditEntryBody)] = []
         var unreadable = 0
         for generation in stride(from: keep, through: 0, by: -1) {
             for line in (try contents(of: generation) ?? []).split(separator: 0x0A) {
@@ -153,10 +212,11 @@ final class AuditLog: Sendable {
                     unreadable += 1
                     continue
                 }
-                if let time = Timestamp.microseconds(rfc3339: entry.time), time > after { records.append(entry) }
+                if let time = Timestamp.microseconds(rfc3339: entry.time), time > after, time <= horizon { records.append((time, entry)) }
             }
         }
-        return (records, unreadable)
+        // Stable: records another vaultd wrote under the same times keep their order in the files.
+        return (records.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element.entry), unreadable)
     }
 
     /// The bytes of one generation of the log (its `last` bytes only, if given), never through a
