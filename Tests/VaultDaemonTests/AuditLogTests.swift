@@ -84,6 +84,26 @@ import VaultTestSupport
         #expect(try log.records(key: key, after: middle).records.count == times.count - times.count / 2 - 1)
     }
 
+    /// Rotation while threads append side by side: a record being written when the log is
+    /// rotated lands in the file that was audit.log, and every file stays within the size limit.
+    @Test func recordsAppendedSideBySideAcrossRotationsAreAllKeptWithinTheLimit() throws {
+        let directory = TemporaryDirectory()
+        let limit = 15_000
+        let log = AuditLog(directory: directory.file("vault"), maxBytes: limit, keep: 8)
+        let key = try SecureRandom.secretBytes(AESGCM.keySize)
+        let threads = 8, each = 50
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0..<each { try? log.append(entry(thread * each + index), key: key) }
+        }
+        let files = [log.path] + (1...8).map { log.path + ".\($0)" }
+        let sizes = files.compactMap { try? FileStatus.of($0)?.size }
+        #expect(sizes.count >= 4, "\(sizes): the log did not rotate several times")
+        #expect(sizes.allSatisfy { $0 <= Int64(limit) }, "\(sizes)")
+        let (records, unreadable) = try log.records(key: key, after: .min)
+        #expect(unreadable == 0 && records.count == threads * each)
+        #expect(Set(records.compactMap(\.service)).count == threads * each)
+    }
+
     /// Strictly increasing times must not run ahead of the clock under load: with millisecond
     /// times, 3,000 records appended within a second were dated up to 3 s in the future (a busy
     /// vaultd's log drifted by its request rate); with microseconds each keeps to the clock.
