@@ -49,6 +49,7 @@ public final class Daemon: @unchecked Sendable {
         // Before the socket exists: whoever sees vaultd answer may stop it at once, and a SIGTERM
         // arriving between ignoring the signal and registering its source would be lost.
         installSignalHandlers()
+        armDispatchTimersEarly()
         if let inheritedSocket {
             try listener.adopt(inheritedSocket)
             logger.info("using the socket passed by systemd for \(configuration.socketPath)")
@@ -106,11 +107,27 @@ public final class Daemon: @unchecked Sendable {
     }
 
     /// Out of descriptors (EMFILE, ENFILE) or memory: the connection stays queued, so the source
-    /// would fire again at once. Accepting stops for a moment instead of spinning.
+    /// would fire again at once. Accepting stops for a moment instead of spinning: the accept
+    /// queue sleeps (it is vaultd's own, not the cooperative pool), then the source fires again.
+    /// Not a dispatch timer to resume it: a timer armed while the process is out of descriptors
+    /// may never fire (`armDispatchTimersEarly`), and accepting would then never resume (a
+    /// ConnectionSlotTests run hung that way, vaultd's listening backlog full).
     private func pauseAccepting(after error: any Error) {
         events.record("accept failures (accepting paused \(Self.acceptPause) s each)", detail: "accept failed: \(error); pausing accepting for \(Self.acceptPause) s")
-        acceptSource?.suspend()
-        acceptQueue.asyncAfter(deadline: .now() + Self.acceptPause) { [self] in acceptSource?.resume() }
+        usleep(UInt32(Self.acceptPause * 1_000_000))
+    }
+
+    /// libdispatch makes its timer descriptor (a timerfd) when the first timer is armed. Armed
+    /// while the process is out of descriptors, that timer never fires, nor does any armed after
+    /// it, until one is armed with a descriptor free (checked with a program that fills its
+    /// descriptor table: a timer armed first at start fired on time with the table full).
+    /// vaultd's timers (the Secret Service's call and prompt time-outs, the log's summaries,
+    /// refreshes, auto-lock) must fire when a burst of connections has used every descriptor, so
+    /// one is armed, and waited for, before anything is served.
+    private func armDispatchTimersEarly() {
+        let fired = DispatchSemaphore(value: 0)
+        acceptQueue.asyncAfter(deadline: .now() + 0.001) { fired.signal() }
+        fired.wait()
     }
 
     private static let acceptPause = 0.2
