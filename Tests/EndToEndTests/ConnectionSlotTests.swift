@@ -53,10 +53,15 @@ import VaultCore
             import socket, sys, threading, time
             path, count, prefix, trickle = sys.argv[1], int(sys.argv[2]), sys.argv[3].encode(), sys.argv[4] == "1"
             held = []
+            # Bounded: a vaultd that stopped accepting (its backlog full) makes the test fail, not hang.
+            deadline = time.monotonic() + 30
             for _ in range(count):
+                if time.monotonic() > deadline: break
                 s = socket.socket(socket.AF_UNIX)
                 try:
+                    s.settimeout(5)
                     s.connect(path)
+                    s.settimeout(None)
                     if prefix: s.send(prefix)
                 except OSError:
                     pass
