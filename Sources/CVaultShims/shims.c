@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "CVaultShims.h"
 
+#include <sched.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -183,4 +185,15 @@ int vault_constant_time_equal(const void *a, const void *b, size_t count) {
     unsigned char difference = 0;
     for (size_t i = 0; i < count; i++) difference |= left[i] ^ right[i];
     return difference == 0;
+}
+
+int vault_usable_cpu_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int count = CPU_COUNT(&set);
+        if (count > 0) return count;
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? (int)online : 1;
 }

@@ -47,23 +47,29 @@ import VaultTestSupport
     /// of time order: a reader gets every record once, in strictly increasing time, and a
     /// follower polling while they append (asking each time for those after the latest it got)
     /// misses none and gets none twice, because it is answered only up to where every record is
-    /// written. (Answered with everything in the file, it missed records, checked.)
+    /// written, and reads the files while this process cannot rotate them. (Answered with
+    /// everything in the files, it missed records, checked.)
     @Test func aFollowerPollingWhileManyThreadsAppendMissesNoRecord() throws {
         let directory = TemporaryDirectory()
-        let log = AuditLog(directory: directory.file("vault"), maxBytes: 1 << 24)
+        // Rotated about eight times on the way (and nothing dropped: eleven files of 32 KiB hold
+        // them all), so the follower also reads across rotations.
+        let log = AuditLog(directory: directory.file("vault"), maxBytes: 32 * 1024, keep: 10)
         let key = try SecureRandom.secretBytes(AESGCM.keySize)
-        let threads = 8, each = 300
+        let threads = 8, each = 150
         let done = Atomic<Int>(0)
         let seen = Mutex<[AuditEntryBody]>([])
         let follower = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             var after = Int64.min
+            // As `audit --follow` is served: a ticket before reading, a wait on it when nothing is new.
             while true {
                 let finished = done.load(ordering: .acquiring) == threads
+                let ticket = log.ticket()
                 let batch = (try? log.records(key: key, after: after).records) ?? []
                 if let last = batch.last.flatMap({ Timestamp.microseconds(rfc3339: $0.time) }) { after = last }
                 seen.withLock { $0 += batch }
                 if finished { break }
+                if batch.isEmpty { log.wait(ticket, seconds: 1) }
             }
             follower.signal()
         }
@@ -72,6 +78,7 @@ import VaultTestSupport
             done.add(1, ordering: .releasing)
         }
         #expect(follower.wait(timeout: .now() + 60) == .success)
+        #expect(FileManager.default.fileExists(atPath: log.path + ".5"), "the log did not rotate as the test means it to")
         let followed = seen.withLock { $0 }
         #expect(followed.count == threads * each, "the follower got \(followed.count) of \(threads * each)")
         #expect(Set(followed.compactMap(\.service)).count == followed.count)

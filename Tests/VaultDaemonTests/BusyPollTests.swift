@@ -73,6 +73,17 @@ import VaultCore
         #expect(BusyPoll(budget: 0.02, cores: 2).spin(on: server))
     }
 
+    /// On one core a spin would take the core the client needs to send its next request.
+    @Test func onOneCoreNothingSpins() throws {
+        let (server, client) = pair()
+        defer { server.close(); client.close() }
+        try client.sendAll(Array("{}\n".utf8))
+        let busyPoll = BusyPoll(budget: 600, cores: 1)
+        busyPoll.enter()
+        #expect(busyPoll.budget == 0)
+        #expect(!busyPoll.spin(on: server))
+    }
+
     /// On 2 cores a thread spins only while it is the only one at work; on 8, while at most 4 are.
     @Test func aSpinEndsAsSoonAsOtherThreadsNeedTheCores() {
         for (cores, others) in [(2, 1), (8, 4)] {

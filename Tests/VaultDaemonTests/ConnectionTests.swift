@@ -265,10 +265,13 @@ extension ConnectionTests {
         #expect(try startSpinning(clientSide, busyPoll))
         #expect(connection.idleSince != nil)
         for id in 3...20 { #expect(try roundTrip(clientSide, id: id).contains("\"id\":\(id),\"ok\":true")) }
+        // Each of those found a thread spinning, not asleep.
+        #expect(busyPoll.caught >= 18, "\(busyPoll.caught) of 18 requests found the connection spinning")
         shutdown(clientSide.rawValue, Int32(SHUT_WR))
         #expect(try receiveAll(clientSide).isEmpty)
         #expect(closed.wait(timeout: .now() + 10) == .success)
         #expect(busyPoll.spinning == 0)
+        #expect(busyPoll.activeThreads == 0)
     }
 
     @Test func aSpinningConnectionCanBeEvictedAndEndsAtOnce() throws {
@@ -279,6 +282,8 @@ extension ConnectionTests {
         #expect(connection.evictIfIdle())
         #expect(try receiveAll(clientSide).isEmpty)
         #expect(closed.wait(timeout: .now() + 10) == .success)
+        // No longer counted at work: spinning stays possible for the connections left.
+        #expect(busyPoll.activeThreads == 0)
     }
 
     @Test func aSpinningConnectionStopsWhenTheDaemonStopsReading() throws {
@@ -288,6 +293,7 @@ extension ConnectionTests {
         #expect(try startSpinning(clientSide, busyPoll))
         connection.stopReading()
         #expect(closed.wait(timeout: .now() + 10) == .success)
+        #expect(busyPoll.activeThreads == 0)
     }
 
     /// A connection with one request (`vaultctl get`'s way) never spins.
@@ -301,9 +307,10 @@ extension ConnectionTests {
         // Idle (so past the point where it would spin) and asleep: the spin would show within its
         // first turn; give it many.
         usleep(50_000)
-        #expect(busyPoll.spinning == 0)
+        #expect(busyPoll.spinning == 0 && busyPoll.caught == 0)
         shutdown(clientSide.rawValue, Int32(SHUT_WR))
         #expect(try receiveAll(clientSide).isEmpty)
         #expect(closed.wait(timeout: .now() + 10) == .success)
+        #expect(busyPoll.activeThreads == 0)
     }
 }

@@ -69,4 +69,8 @@ ssize_t vault_getrandom(void *buffer, size_t count);
 /// (every byte is read; no early exit), for comparing secrets. Returns 1 equal, 0 different.
 int vault_constant_time_equal(const void *a, const void *b, size_t count);
 
+/// How many CPUs this thread may run on (sched_getaffinity: taskset, cpusets, a container's
+/// cpuset), at least 1; the online count when that cannot be read.
+int vault_usable_cpu_count(void);
+
 #endif

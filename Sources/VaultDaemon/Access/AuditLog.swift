@@ -127,7 +127,19 @@ final class AuditLog: Sendable {
         }
         let sealed = try Self.seal(entry, at: time, key: key)
         let log = try log(for: Int64(sealed.line.count))
-        try log.fd.writeAll(sealed.line)
+        try Self.writeWhole(sealed.line, to: log.fd, path: path)
+    }
+
+    /// One `write` of the whole line. Other threads append through the same descriptor, so the
+    /// rest of a short write (a full disk, a file size limit) could land after another record:
+    /// the line written in part is ended instead (it fails to open, as damage does, costing only
+    /// itself) and the write fails.
+    private static func writeWhole(_ line: [UInt8], to fd: FileDescriptor, path: String) throws {
+        let written = try line.withUnsafeBytes { bytes in try retryingOnInterrupt { Glibc.write(fd.rawValue, bytes.baseAddress!, bytes.count) } }
+        guard written < line.count else { return }
+        if written > 0 { _ = [UInt8(0x0A)].withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress!, 1) } }
+        // A short write reports no error of its own: a full disk or a file size limit.
+        throw VaultError.storage(operation: "append to", path: path, errno: Errno(ENOSPC))
     }
 
     /// Raises `last` to the newest record already in the log, once.
@@ -151,10 +163,20 @@ final class AuditLog: Sendable {
         return try reopening.withLock { _ in
             // Another thread may have reopened it meanwhile.
             let current = try FileStatus.of(path, followSymlinks: false)
-            if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
+            let heldLog = held.withLock { $0 }
+            if let log = heldLog, log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
+            // Still the file held and no room: full, counting the bytes promised to records being
+            // written, which its size on disk does not show yet. Another file (rotated by another
+            // vaultd, replaced): full if its size says so.
+            let full: Bool
+            if let log = heldLog, log.isFile(current) {
+                full = true
+            } else {
+                full = (current?.size).map { $0 + count > maxBytes } ?? false
+            }
             held.withLock { $0 = nil }
             try PrivateDirectory.create(directory)
-            if let size = try FileStatus.of(path, followSymlinks: false)?.size, size + count > maxBytes { try rotate() }
+            if full { try rotate() }
             let fd = try FileDescriptor.openPrivateLog(path)
             let status: FileStatus
             do { status = try fd.status() } catch {
@@ -203,16 +225,24 @@ final class AuditLog: Sendable {
     /// process had when it began to read: a record dated earlier but still being written would
     /// otherwise be missed by a follower that asks next for those after the latest it got.
     func records(key: SecretBytes, after: Int64) throws -> (records: [AuditEntryBody], unreadable: Int) {
+        // Seeded first: before this process's first record, the newest in the log (dated ahead
+        // of the clock by an earlier vaultd, say) is past a horizon of now.
+        if !times.withLock({ $0.seeded }) { seed(key: key) }
         let horizon = times.withLock { $0.horizon() }
         var records: [(time: Int64, entry: AuditEntryBody)] = []
         var unreadable = 0
-        for generation in stride(from: keep, through: 0, by: -1) {
-            for line in (try contents(of: generation) ?? []).split(separator: 0x0A) {
-                guard let entry = Self.open(line, key: key) else {
-                    unreadable += 1
-                    continue
+        // The generations are read while this process cannot rotate them (`reopening`): read
+        // across a rotation, audit.log.1 would be read after it became audit.log.2, and a follower
+        // would get newer records while the ones of the file it skipped were never read.
+        try reopening.withLock { _ in
+            for generation in stride(from: keep, through: 0, by: -1) {
+                for line in (try contents(of: generation) ?? []).split(separator: 0x0A) {
+                    guard let entry = Self.open(line, key: key) else {
+                        unreadable += 1
+                        continue
+                    }
+                    if let time = Timestamp.microseconds(rfc3339: entry.time), time > after, time <= horizon { records.append((time, entry)) }
                 }
-                if let time = Timestamp.microseconds(rfc3339: entry.time), time > after, time <= horizon { records.append((time, entry)) }
             }
         }
         // Stable: records another vaultd wrote under the same times keep their order in the files.

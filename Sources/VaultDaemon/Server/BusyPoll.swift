@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CVaultShims
 import Synchronization
 import VaultCore
 
@@ -17,8 +18,10 @@ import VaultCore
 ///   answer before it (one request per connection, `vaultctl get`'s way, never spins), and not
 ///   again after a spin that caught nothing until such a request comes again;
 /// - to free cores: only while at most `cores / 2` connection threads are at work or spinning,
-///   this one included (on 2 cores, only when it is the only one), checked on every turn, so
-///   that under concurrency spinning never takes a core from a request or from a client.
+///   this one included (on 2 cores, only when it is the only one; on 1, never), checked on every
+///   turn, so that under concurrency spinning never takes a core from a request or from a client.
+///   The cores are those vaultd may run on (its affinity: taskset, a container's cpuset); a CPU
+///   quota (a cgroup's cpu.max) is not counted.
 final class BusyPoll: Sendable {
     /// 100 µs: on the 2-core virtual machine of docs/performance.md, a client answered takes 40 to
     /// 60 µs to send its next request; 50 µs caught nearly as many, 200 µs no more.
@@ -28,14 +31,18 @@ final class BusyPoll: Sendable {
     private let limit: Int
     /// Connection threads handling a request or spinning now.
     private let active = Atomic<Int>(0)
-    /// Threads in `spin` now (for tests).
+    /// Threads in `spin` now, spins that found the socket readable, and threads counted active
+    /// (for tests).
     private let spinners = Atomic<Int>(0)
+    private let caughtCount = Atomic<Int>(0)
     var spinning: Int { spinners.load(ordering: .relaxed) }
+    var caught: Int { caughtCount.load(ordering: .relaxed) }
+    var activeThreads: Int { active.load(ordering: .relaxed) }
 
     /// `budget`: how long a spin lasts at most (seconds); 0 turns spinning off.
-    init(budget: Double, cores: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) {
-        self.budget = budget
-        limit = max(1, cores / 2)
+    init(budget: Double, cores: Int = Int(vault_usable_cpu_count())) {
+        limit = cores / 2
+        self.budget = limit > 0 ? budget : 0
     }
 
     /// A request's bytes arrived on a connection that was asleep.
@@ -56,7 +63,10 @@ final class BusyPoll: Sendable {
         defer { spinners.subtract(1, ordering: .relaxed) }
         while active.load(ordering: .relaxed) <= limit {
             // A zero timeout: never sleeps, and EINTR is simply another turn.
-            if poll(&descriptor, 1, 0) > 0 { return true }
+            if poll(&descriptor, 1, 0) > 0 {
+                caughtCount.add(1, ordering: .relaxed)
+                return true
+            }
             if Clock.monotonicSeconds() >= until { return false }
         }
         return false
