@@ -255,7 +255,8 @@ static gboolean not_a_vaultd(GError *error) {
     return found;
 }
 
-gchar *vault_dbus_provider_vault_file(const char *address, gint timeout_ms, GError **error) {
+gchar *vault_dbus_provider_vault_file(const char *address, gint timeout_ms, guint32 *owner_pid, GError **error) {
+    *owner_pid = 0;
     GDBusConnection *connection = g_dbus_connection_new_for_address_sync(
         address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
         NULL, NULL, error);
@@ -275,6 +276,14 @@ gchar *vault_dbus_provider_vault_file(const char *address, gint timeout_ms, GErr
         g_variant_unref(reply);
     } else if (not_a_vaultd(local)) {
         g_error_free(local);
+        // Which process it is (an older vaultd has no vault.Provider either).
+        GVariant *owner = g_dbus_connection_call_sync(
+            connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+            g_variant_new("(s)", "org.freedesktop.secrets"), G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL, NULL);
+        if (owner != NULL) {
+            g_variant_get(owner, "(u)", owner_pid);
+            g_variant_unref(owner);
+        }
     } else {
         g_propagate_error(error, local);
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 import VaultCore
 
 /// vaultd as the Secret Service provider (`--secret-service-provider`) on a private session bus
@@ -240,6 +241,54 @@ import VaultCore
         #expect(moved.status == 0, "\(moved.stderr)")
         #expect(try elsewhere.ctl("get", "svc", "acct").text == "keep me")
         #expect(try provider.vault.ctl("get", "svc", "acct").status == 3)
+    }
+
+    /// A vaultd older than vault.Provider cannot say which vault file it serves: `migrate`
+    /// refuses when the owner of the name is a program named vaultd that does not answer it,
+    /// naming the pid, and goes ahead when it is another provider.
+    @Test func migrateIsRefusedWhenTheSecretServiceIsAVaultdThatCannotSayWhichFileItServes() throws {
+        let provider = try Provider(start: false)
+        // Python under the name vaultd, owning org.freedesktop.secrets and answering every call
+        // with UnknownMethod, as a provider without vault.Provider does.
+        let fake = provider.vault.root + "/old/vaultd"
+        try FileManager.default.createDirectory(atPath: provider.vault.root + "/old", withIntermediateDirectories: true)
+        let python = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python").resolvingSymlinksInPath().path
+        try ExecutableFile.copy(python, to: fake)
+        let script = """
+            import sys
+            from jeepney import MessageType, new_error
+            from jeepney.bus_messages import message_bus
+            from jeepney.io.blocking import open_dbus_connection
+            connection = open_dbus_connection(bus="SESSION")
+            reply = connection.send_and_get_reply(message_bus.RequestName("org.freedesktop.secrets", 4))
+            print("owner" if reply.body[0] == 1 else "refused", flush=True)
+            while True:
+                message = connection.receive()
+                if message.header.message_type == MessageType.method_call:
+                    connection.send(new_error(message, "org.freedesktop.DBus.Error.UnknownMethod", "s", ("no such method",)))
+            """
+        let process = Process(), output = Pipe()
+        process.executableURL = URL(fileURLWithPath: fake)
+        process.arguments = ["-u", "-c", script]
+        var environment = provider.vault.environment
+        environment["PYTHONPATH"] = SecretServiceTests.packageRoot + "/.venv/lib/python3.11/site-packages"
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // SIGKILL: Process starts its children with signals blocked, SIGTERM included.
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        #expect(String(decoding: output.fileHandleForReading.readData(ofLength: 6), as: UTF8.self) == "owner\n")
+        let second = VaultHarness()
+        second.environment["DBUS_SESSION_BUS_ADDRESS"] = provider.bus.busAddress
+        second.environment["VAULT_SECRET_SERVICE_PROVIDER"] = "off"
+        #expect(try second.ctl("set", "svc", "acct", input: "keep me").status == 0)
+        for target in ["file", "secret-service"] {
+            let refused = try second.ctl(["migrate", "--to", target], input: Array("passphrase\n".utf8))
+            #expect(refused.status == 2 && refused.stderr.contains("is a vaultd (pid \(process.processIdentifier), \(fake))") && refused.stderr.contains("older version"),
+                    "\(target): \(refused.stderr)")
+        }
+        #expect(try second.ctl("get", "svc", "acct").text == "keep me")
     }
 
     /// Lowercase hex of `text`'s UTF-8, as item paths spell keys.

@@ -61,8 +61,9 @@ gboolean vault_dbus_sender_credentials(vault_dbus_server *server, const char *se
 /// VaultFile property of vault.Provider on /org/freedesktop/secrets, bounded by `timeout_ms`.
 /// The vault file's path (g_free it) when the owner is a vaultd; NULL without `error` set when it
 /// answered with a D-Bus error (another provider: it has no such interface; or nobody owns the
-/// name and none can be started); NULL with `error` set when the bus could not be reached or the
-/// owner did not answer.
-gchar *vault_dbus_provider_vault_file(const char *address, gint timeout_ms, GError **error);
+/// name and none can be started), with `owner_pid` set to the owner's pid as the bus reports it
+/// (GetConnectionUnixProcessID), 0 when there is none or the bus does not say; NULL with `error`
+/// set when the bus could not be reached or the owner did not answer.
+gchar *vault_dbus_provider_vault_file(const char *address, gint timeout_ms, guint32 *owner_pid, GError **error);
 
 #endif

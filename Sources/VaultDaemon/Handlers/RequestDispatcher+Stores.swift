@@ -95,8 +95,13 @@ extension RequestDispatcher {
     private func refuseWhenTheSecretServiceIsThisVault() throws {
         let environment = catalog.configuration.environment
         guard StoreSelector.missingBus(environment) == nil, let address = Daemon.sessionBusAddress(environment) else { return }
-        guard case .vaultd(let served) = try SecretServiceOwner.identify(address: address) else { return }
         let ours = catalog.configuration.vaultFilePath
+        let owner = try SecretServiceOwner.identify(address: address)
+        if case .silentVaultd(let pid, let executable) = owner {
+            throw VaultError.invalidInput(
+                "the Secret Service on this session bus is a vaultd (pid \(pid), \(executable)) that does not say which vault file it serves (an older version): if it serves this one (\(ours)), migrating between them would move the items into themselves, and delete each one as moved. Nothing was migrated; upgrade that vaultd or stop it first")
+        }
+        guard case .vaultd(let served) = owner else { return }
         guard SecretServiceOwner.isSameFile(served, as: ours) else { return }
         throw VaultError.invalidInput(
             "the Secret Service on this session bus is another vaultd, serving this same vault file (\(ours)): migrating between them would move the items into themselves, and delete each one as moved. Nothing was migrated; to move the items to or from GNOME Keyring or KeePassXC, stop that vaultd (or start it with --secret-service-provider off) and run that provider")
