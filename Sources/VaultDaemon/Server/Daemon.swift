@@ -123,7 +123,9 @@ public final class Daemon: @unchecked Sendable {
     /// descriptor table: a timer armed first at start fired on time with the table full).
     /// vaultd's timers (the Secret Service's call and prompt time-outs, the log's summaries,
     /// refreshes, auto-lock) must fire when a burst of connections has used every descriptor, so
-    /// one is armed, and waited for, before anything is served.
+    /// one is armed, and waited for, before anything is served. libdispatch keeps one descriptor
+    /// per clock: this arms the uptime clock's (`deadline:`), which every timer of vaultd uses; a
+    /// timer on the wall clock (`wallDeadline:`) would need one armed here too.
     private func armDispatchTimersEarly() {
         let fired = DispatchSemaphore(value: 0)
         acceptQueue.asyncAfter(deadline: .now() + 0.001) { fired.signal() }
