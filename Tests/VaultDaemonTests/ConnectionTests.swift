@@ -248,6 +248,14 @@ extension ConnectionTests {
         return String(decoding: reply[0..<max(count, 0)], as: UTF8.self)
     }
 
+    /// A connection whose spins last up to a minute (so that only what the test does ends one),
+    /// on 2 cores, as `connect` gives.
+    func connectWithSpinning() -> (busyPoll: BusyPoll, connection: Connection, client: FileDescriptor, closed: DispatchSemaphore) {
+        let busyPoll = BusyPoll(budget: 60, cores: 2)
+        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        return (busyPoll, connection, clientSide, closed)
+    }
+
     /// Two requests back to back, so that the connection spins after the second answer (with a
     /// budget of a minute, so that only what the test does can end it); true once it spins.
     func startSpinning(_ clientSide: FileDescriptor, _ busyPoll: BusyPoll) throws -> Bool {
@@ -259,8 +267,7 @@ extension ConnectionTests {
     }
 
     @Test func aRequestArrivingDuringASpinIsAnsweredAndTheSpinGoesOn() throws {
-        let busyPoll = BusyPoll(budget: 60, cores: 2)
-        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        let (busyPoll, connection, clientSide, closed) = connectWithSpinning()
         defer { clientSide.close() }
         #expect(try startSpinning(clientSide, busyPoll))
         #expect(connection.idleSince != nil)
@@ -275,8 +282,7 @@ extension ConnectionTests {
     }
 
     @Test func aSpinningConnectionCanBeEvictedAndEndsAtOnce() throws {
-        let busyPoll = BusyPoll(budget: 60, cores: 2)
-        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        let (busyPoll, connection, clientSide, closed) = connectWithSpinning()
         defer { clientSide.close() }
         #expect(try startSpinning(clientSide, busyPoll))
         #expect(connection.evictIfIdle())
@@ -287,8 +293,7 @@ extension ConnectionTests {
     }
 
     @Test func aSpinningConnectionStopsWhenTheDaemonStopsReading() throws {
-        let busyPoll = BusyPoll(budget: 60, cores: 2)
-        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        let (busyPoll, connection, clientSide, closed) = connectWithSpinning()
         defer { clientSide.close() }
         #expect(try startSpinning(clientSide, busyPoll))
         connection.stopReading()
@@ -298,8 +303,7 @@ extension ConnectionTests {
 
     /// A connection with one request (`vaultctl get`'s way) never spins.
     @Test func aConnectionWithOneRequestDoesNotSpin() throws {
-        let busyPoll = BusyPoll(budget: 60, cores: 2)
-        let (connection, clientSide, closed) = connect(requestTimeout: 60, idleTimeout: 60, busyPoll: busyPoll)
+        let (busyPoll, connection, clientSide, closed) = connectWithSpinning()
         defer { clientSide.close() }
         #expect(try roundTrip(clientSide, id: 1).contains(#""id":1"#))
         let deadline = Clock.monotonicSeconds() + 10
