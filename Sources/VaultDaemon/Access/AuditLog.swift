@@ -47,7 +47,8 @@ final class AuditLog: Sendable {
         }
 
         mutating func written(_ time: Int64) {
-            if let index = unwritten.firstIndex(of: time) { unwritten.swapAt(index, unwritten.count - 1) }
+            guard let index = unwritten.firstIndex(of: time) else { return }
+            unwritten.swapAt(index, unwritten.count - 1)
             unwritten.removeLast()
         }
 
