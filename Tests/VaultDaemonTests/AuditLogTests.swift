@@ -111,6 +111,42 @@ import VaultTestSupport
         #expect(Set(records.compactMap(\.service)).count == threads * each)
     }
 
+    /// A record whose bytes are promised but not yet written (held there by the test) counts
+    /// toward the size limit: the next record that has no room rotates the log instead of
+    /// reopening it with only its size on disk, and the held record lands in audit.log.1 within
+    /// the limit. (Judged by the size on disk, the log was reopened, and both records went into
+    /// one file past its limit.)
+    @Test func aRecordBeingWrittenCountsTowardTheSizeLimit() throws {
+        let directory = TemporaryDirectory()
+        let key = try SecureRandom.secretBytes(AESGCM.keySize)
+        let size = try AuditLog.seal(entry(0), at: Clock.nowMicroseconds(), key: key).line.count
+        // Room for two records, not three.
+        let log = AuditLog(directory: directory.file("vault"), maxBytes: size * 2 + size / 2)
+        let calls = Atomic<Int>(0)
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        log.reserved = {
+            // The second record waits between its promise and its write.
+            if calls.add(1, ordering: .relaxed).newValue == 2 {
+                held.signal()
+                release.wait()
+            }
+        }
+        try log.append(entry(1), key: key)
+        let second = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? log.append(entry(2), key: key)
+            second.signal()
+        }
+        #expect(held.wait(timeout: .now() + 10) == .success)
+        try log.append(entry(3), key: key)
+        release.signal()
+        #expect(second.wait(timeout: .now() + 10) == .success)
+        for file in [log.path, log.path + ".1"] {
+            #expect(try FileStatus.of(file)?.size ?? 0 <= Int64(size * 2 + size / 2), "\(file) is over the limit")
+        }
+        #expect(try log.records(key: key, after: .min).records.compactMap(\.service) == ["service-1", "service-2", "service-3"])
+    }
+
     /// Strictly increasing times must not run ahead of the clock under load: with millisecond
     /// times, 3,000 records appended within a second were dated up to 3 s in the future (a busy
     /// vaultd's log drifted by its request rate); with microseconds each keeps to the clock.

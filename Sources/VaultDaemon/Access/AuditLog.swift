@@ -105,6 +105,9 @@ final class AuditLog: Sendable {
         deinit { fd.close() }
     }
     private let appended = WakeList()
+    /// For tests: runs after a record's bytes are promised and before they are written (to hold
+    /// a record there while others are appended). Set before any append; nil in vaultd.
+    nonisolated(unsafe) var reserved: (@Sendable () -> Void)?
 
     static let associatedData = Array("vault audit record v1".utf8)
 
@@ -128,6 +131,7 @@ final class AuditLog: Sendable {
         }
         let sealed = try Self.seal(entry, at: time, key: key)
         let log = try log(for: Int64(sealed.line.count))
+        reserved?()
         try Self.writeWhole(sealed.line, to: log.fd, path: path)
     }
 
