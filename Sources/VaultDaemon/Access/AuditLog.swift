@@ -40,7 +40,9 @@ final class AuditLog: Sendable {
         /// Times given to records not yet written (few: one per thread appending now).
         var unwritten: [Int64] = []
 
-        mutating func take() -> Int64 {
+        /// The next record's time, or nil until `last` is seeded.
+        mutating func take() -> Int64? {
+            guard seeded else { return nil }
             last = max(Clock.nowMicroseconds(), last + 1)
             unwritten.append(last)
             return last
@@ -123,8 +125,14 @@ final class AuditLog: Sendable {
 
     /// Seals and appends `entry` (its `time` is set here).
     func append(_ entry: AuditEntryBody, key: SecretBytes) throws {
-        if !times.withLock({ $0.seeded }) { seed(key: key) }
-        let time = times.withLock { $0.take() }
+        // One lock a record here: the seeded check rides on taking the time. `seed` always
+        // leaves the times seeded, so the second `take` gives one.
+        var taken = times.withLock { $0.take() }
+        if taken == nil {
+            seed(key: key)
+            taken = times.withLock { $0.take() }
+        }
+        guard let time = taken else { return }
         defer {
             times.withLock { $0.written(time) }
             appended.wakeAll()
