@@ -23,11 +23,11 @@ public enum AESGCM {
         }
     }
 
-    /// Encrypts under a fresh random 96-bit nonce. `nonce` is for test vectors only.
+    /// Encrypts under a fresh random 96-bit nonce (from `NoncePool`). `nonce` is for test vectors only.
     public static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: SecretBytes, authenticating aad: [UInt8], nonce: [UInt8]? = nil
     ) throws -> SealedBox {
-        let nonce = try nonce ?? SecureRandom.bytes(nonceSize)
+        let nonce = try nonce ?? NoncePool.bytes(nonceSize)
         try check(key: key, nonce: nonce)
         let context = try Context.current()
         defer { context.scrub() }
