@@ -53,9 +53,8 @@ enum Base64Bytes {
         }
     }
 
-    /// Writes the base64 text of `bytes` through `put`; returns the count written.
-    @discardableResult
-    static func encode(_ bytes: UnsafeRawBufferPointer, _ put: (UInt8) -> Void) -> Int {
+    /// Writes the base64 text of `bytes` into `sink`.
+    static func encode<Sink: ByteSink>(_ bytes: UnsafeRawBufferPointer, into sink: inout Sink) {
         var index = 0
         while index < bytes.count {
             let remaining = min(3, bytes.count - index)
@@ -64,10 +63,9 @@ enum Base64Bytes {
                 bits = bits << 8 | (offset < remaining ? UInt32(bytes[index + offset]) : 0)
             }
             for position in 0..<4 {
-                put(position <= remaining ? character(UInt8(truncatingIfNeeded: bits >> UInt32(18 - 6 * position)) & 0x3F) : UInt8(ascii: "="))
+                sink.put(position <= remaining ? character(UInt8(truncatingIfNeeded: bits >> UInt32(18 - 6 * position)) & 0x3F) : UInt8(ascii: "="))
             }
             index += 3
         }
-        return (bytes.count + 2) / 3 * 4
     }
 }

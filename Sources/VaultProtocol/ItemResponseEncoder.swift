@@ -16,73 +16,83 @@ enum ItemResponseEncoder {
         else { return nil }
         if let item = result.item, item.isPlain, result.items == nil, result.next == nil {
             let secretIsText = item.secret?.withUnsafeBytes(UTF8Validation.isValid) ?? true
-            return ExactBuffer.written { put in
-                write(line.id, put)
-                raw(#","ok":true,"result":{"item":"#, put)
-                write(item, secretIsText: secretIsText, put)
-                raw("}}\n", put)
-            }
+            return ExactBuffer.written(OneItem(id: line.id, item: item, secretIsText: secretIsText))
         }
         if result.item == nil, let items = result.items, items.allSatisfy({ $0.isPlain && $0.secret == nil }) {
-            return ExactBuffer.written { put in
-                write(line.id, put)
-                raw(#","ok":true,"result":{"items":["#, put)
-                for (index, item) in items.enumerated() {
-                    if index > 0 { put(UInt8(ascii: ",")) }
-                    write(item, secretIsText: true, put)
-                }
-                put(UInt8(ascii: "]"))
-                if let next = result.next { field(#","next":"#, next, put) }
-                raw("}}\n", put)
-            }
+            return ExactBuffer.written(ItemPage(id: line.id, items: items, next: result.next))
         }
         return nil
     }
 
-    private static func raw(_ text: StaticString, _ put: (UInt8) -> Void) {
-        text.withUTF8Buffer { for byte in $0 { put(byte) } }
+    /// `get`, `add`, `set`: `{"id":…,"ok":true,"result":{"item":{…}}}`.
+    private struct OneItem: ExactlyWritten {
+        let id: RequestID
+        let item: ItemBody
+        let secretIsText: Bool
+
+        func write<Sink: ByteSink>(to sink: inout Sink) {
+            ItemResponseEncoder.write(id, to: &sink)
+            sink.put(#","ok":true,"result":{"item":"#)
+            ItemResponseEncoder.write(item, secretIsText: secretIsText, to: &sink)
+            sink.put("}}\n")
+        }
     }
 
-    private static func string(_ text: String, _ put: (UInt8) -> Void) {
-        JSONString.quoted(text, put)
+    /// A page of `list`: `{"id":…,"ok":true,"result":{"items":[…],"next":…}}`.
+    private struct ItemPage: ExactlyWritten {
+        let id: RequestID
+        let items: [ItemBody]
+        let next: String?
+
+        func write<Sink: ByteSink>(to sink: inout Sink) {
+            ItemResponseEncoder.write(id, to: &sink)
+            sink.put(#","ok":true,"result":{"items":["#)
+            for (index, item) in items.enumerated() {
+                if index > 0 { sink.put(UInt8(ascii: ",")) }
+                ItemResponseEncoder.write(item, secretIsText: true, to: &sink)
+            }
+            sink.put(UInt8(ascii: "]"))
+            if let next { field(#","next":"#, next, to: &sink) }
+            sink.put("}}\n")
+        }
     }
 
     /// `,"key":` (or `{"key":` for the first) and the string.
-    private static func field(_ key: StaticString, _ text: String, _ put: (UInt8) -> Void) {
-        raw(key, put)
-        string(text, put)
+    private static func field<Sink: ByteSink>(_ key: StaticString, _ text: String, to sink: inout Sink) {
+        sink.put(key)
+        JSONString.quoted(text, into: &sink)
     }
 
     /// `{"id":…`.
-    private static func write(_ id: RequestID, _ put: (UInt8) -> Void) {
-        raw(#"{"id":"#, put)
+    private static func write<Sink: ByteSink>(_ id: RequestID, to sink: inout Sink) {
+        sink.put(#"{"id":"#)
         switch id {
-        case .null: raw("null", put)
-        case .number(let number): for byte in String(number).utf8 { put(byte) }
-        case .string(let text): string(text, put)
+        case .null: sink.put("null")
+        case .number(let number): sink.put(decimal: number)
+        case .string(let text): JSONString.quoted(text, into: &sink)
         }
     }
 
     /// One item's object, keys in sorted order.
-    private static func write(_ item: ItemBody, secretIsText: Bool, _ put: (UInt8) -> Void) {
-        field(#"{"account":"#, item.account, put)
-        field(#","comment":"#, item.comment, put)
-        field(#","created":"#, item.created, put)
+    private static func write<Sink: ByteSink>(_ item: ItemBody, secretIsText: Bool, to sink: inout Sink) {
+        field(#"{"account":"#, item.account, to: &sink)
+        field(#","comment":"#, item.comment, to: &sink)
+        field(#","created":"#, item.created, to: &sink)
         if let duplicates = item.duplicates, duplicates > 0 {
-            raw(#","duplicates":"#, put)
-            for byte in String(duplicates).utf8 { put(byte) }
+            sink.put(#","duplicates":"#)
+            sink.put(decimal: duplicates)
         }
-        field(#","kind":"#, item.kind, put)
-        field(#","label":"#, item.label, put)
-        field(#","modified":"#, item.modified, put)
+        field(#","kind":"#, item.kind, to: &sink)
+        field(#","label":"#, item.label, to: &sink)
+        field(#","modified":"#, item.modified, to: &sink)
         if let secret = item.secret {
-            raw(secretIsText ? #","secret":""# : #","secret_b64":""#, put)
+            sink.put(secretIsText ? #","secret":""# : #","secret_b64":""#)
             secret.withUnsafeBytes { bytes in
-                if secretIsText { _ = JSONString.escape(bytes, put) } else { _ = Base64Bytes.encode(bytes, put) }
+                if secretIsText { JSONString.escape(bytes, into: &sink) } else { Base64Bytes.encode(bytes, into: &sink) }
             }
-            put(UInt8(ascii: "\""))
+            sink.put(UInt8(ascii: "\""))
         }
-        field(#","service":"#, item.service, put)
-        put(UInt8(ascii: "}"))
+        field(#","service":"#, item.service, to: &sink)
+        sink.put(UInt8(ascii: "}"))
     }
 }

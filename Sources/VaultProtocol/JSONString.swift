@@ -124,61 +124,64 @@ enum JSONString {
     // MARK: Writing
 
     /// Writes `text` (UTF-8; a malformed sequence becomes U+FFFD, as `String(decoding:)` does)
-    /// as JSON string contents, without the quotes, through `put`; returns the count written.
-    /// Called once with a counting `put` to size the buffer, then to fill it.
-    @discardableResult
-    static func escape(_ text: UnsafeRawBufferPointer, _ put: (UInt8) -> Void) -> Int {
-        var written = 0
-        func emit(_ byte: UInt8) {
-            put(byte)
-            written += 1
-        }
-        // ASCII byte by byte (most text is all ASCII); a run of other bytes through Swift's UTF-8
-        // parser, which repairs it as `String(decoding:)` does. Cutting at ASCII bytes changes
-        // nothing: no multi-byte sequence, and no malformed part of one, contains an ASCII byte.
+    /// as JSON string contents, without the quotes, into `sink`. Called once counting to size
+    /// the buffer, then to fill it (`ExactBuffer`).
+    static func escape<Sink: ByteSink>(_ text: UnsafeRawBufferPointer, into sink: inout Sink) {
+        // Runs of ASCII that need no escape go to the sink whole (most text is nothing else);
+        // other ASCII bytes are escaped one by one, and a run of bytes of 0x80 and over goes
+        // through Swift's UTF-8 parser, which repairs it as `String(decoding:)` does. Cutting at
+        // ASCII bytes changes nothing: no multi-byte sequence, and no malformed part of one,
+        // contains an ASCII byte.
         var index = 0
+        var plainFrom = 0
         while index < text.count {
             let byte = text[index]
-            if byte < 0x80 {
-                escapeASCII(byte, emit)
+            if byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
                 index += 1
                 continue
             }
-            var end = index + 1
-            while end < text.count, text[end] >= 0x80 { end += 1 }
-            escapeNonASCII(UnsafeRawBufferPointer(rebasing: text[index..<end]), emit)
-            index = end
+            if plainFrom < index { sink.put(UnsafeRawBufferPointer(rebasing: text[plainFrom..<index])) }
+            if byte < 0x80 {
+                escapeASCII(byte, into: &sink)
+                index += 1
+            } else {
+                var end = index + 1
+                while end < text.count, text[end] >= 0x80 { end += 1 }
+                escapeNonASCII(UnsafeRawBufferPointer(rebasing: text[index..<end]), into: &sink)
+                index = end
+            }
+            plainFrom = index
         }
-        return written
+        if plainFrom < index { sink.put(UnsafeRawBufferPointer(rebasing: text[plainFrom..<index])) }
     }
 
     /// Bytes of 0x80 and over: each well-formed sequence as it is, each malformed part as U+FFFD.
-    private static func escapeNonASCII(_ text: UnsafeRawBufferPointer, _ emit: (UInt8) -> Void) {
+    private static func escapeNonASCII<Sink: ByteSink>(_ text: UnsafeRawBufferPointer, into sink: inout Sink) {
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = text.makeIterator()
         while true {
             switch parser.parseScalar(from: &iterator) {
             case .valid(let sequence):
-                for byte in sequence { emit(byte) }
+                for byte in sequence { sink.put(byte) }
             case .error:
-                emit(0xEF)
-                emit(0xBF)
-                emit(0xBD)
+                sink.put(0xEF)
+                sink.put(0xBF)
+                sink.put(0xBD)
             case .emptyInput:
                 return
             }
         }
     }
 
-    /// `text` as a JSON string, quotes included, through `put`.
-    static func quoted(_ text: String, _ put: (UInt8) -> Void) {
-        put(UInt8(ascii: "\""))
+    /// `text` as a JSON string, quotes included, into `sink`.
+    static func quoted<Sink: ByteSink>(_ text: String, into sink: inout Sink) {
+        sink.put(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { escape(UnsafeRawBufferPointer($0), put) }
-        put(UInt8(ascii: "\""))
+        text.withUTF8 { escape(UnsafeRawBufferPointer($0), into: &sink) }
+        sink.put(UInt8(ascii: "\""))
     }
 
-    private static func escapeASCII(_ byte: UInt8, _ emit: (UInt8) -> Void) {
+    private static func escapeASCII<Sink: ByteSink>(_ byte: UInt8, into sink: inout Sink) {
         let named: UInt8? = switch byte {
         case UInt8(ascii: "\""): UInt8(ascii: "\"")
         case UInt8(ascii: "\\"): UInt8(ascii: "\\")
@@ -190,18 +193,18 @@ enum JSONString {
         default: nil
         }
         if let named {
-            emit(UInt8(ascii: "\\"))
-            emit(named)
+            sink.put(UInt8(ascii: "\\"))
+            sink.put(named)
         } else if byte < 0x20 {
             func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
-            emit(UInt8(ascii: "\\"))
-            emit(UInt8(ascii: "u"))
-            emit(UInt8(ascii: "0"))
-            emit(UInt8(ascii: "0"))
-            emit(hexDigit(byte >> 4))
-            emit(hexDigit(byte & 0xF))
+            sink.put(UInt8(ascii: "\\"))
+            sink.put(UInt8(ascii: "u"))
+            sink.put(UInt8(ascii: "0"))
+            sink.put(UInt8(ascii: "0"))
+            sink.put(hexDigit(byte >> 4))
+            sink.put(hexDigit(byte & 0xF))
         } else {
-            emit(byte)
+            sink.put(byte)
         }
     }
 }

@@ -60,24 +60,26 @@ final class SecretSplice: @unchecked Sendable {
         }
         located.sort { $0.range.lowerBound < $1.range.lowerBound }
         var total = encoded.count + 1
-        for piece in located { total += Self.write(piece.secret, piece.form) { _ in } + 2 - piece.range.count }
+        for piece in located {
+            var counter = ByteCount()
+            Self.write(piece.secret, piece.form, to: &counter)
+            total += counter.count + 2 - piece.range.count
+        }
         return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            var position = 0
-            func put(_ byte: UInt8) {
-                buffer[position] = byte
-                position += 1
+            var sink = ByteFill(buffer)
+            encoded.withUnsafeBytes { encoded in
+                var copied = 0
+                for piece in located {
+                    sink.put(UnsafeRawBufferPointer(rebasing: encoded[copied..<piece.range.lowerBound]))
+                    sink.put(UInt8(ascii: "\""))
+                    Self.write(piece.secret, piece.form, to: &sink)
+                    sink.put(UInt8(ascii: "\""))
+                    copied = piece.range.upperBound
+                }
+                sink.put(UnsafeRawBufferPointer(rebasing: encoded[copied...]))
             }
-            var copied = 0
-            for piece in located {
-                for index in copied..<piece.range.lowerBound { put(encoded[index]) }
-                put(UInt8(ascii: "\""))
-                Self.write(piece.secret, piece.form, put)
-                put(UInt8(ascii: "\""))
-                copied = piece.range.upperBound
-            }
-            for index in copied..<encoded.count { put(encoded[index]) }
-            put(UInt8(ascii: "\n"))
-            initialized = position
+            sink.put(UInt8(ascii: "\n"))
+            initialized = sink.count
         }
     }
 
@@ -100,12 +102,11 @@ final class SecretSplice: @unchecked Sendable {
         }
     }
 
-    @discardableResult
-    private static func write(_ secret: SecretBytes, _ form: Form, _ put: (UInt8) -> Void) -> Int {
+    private static func write<Sink: ByteSink>(_ secret: SecretBytes, _ form: Form, to sink: inout Sink) {
         secret.withUnsafeBytes { bytes in
             switch form {
-            case .text: JSONString.escape(bytes, put)
-            case .base64: Base64Bytes.encode(bytes, put)
+            case .text: JSONString.escape(bytes, into: &sink)
+            case .base64: Base64Bytes.encode(bytes, into: &sink)
             }
         }
     }

@@ -20,10 +20,12 @@ import Testing
     }
 
     static func escaped(_ bytes: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = []
-        let count = bytes.withUnsafeBytes { JSONString.escape($0) { output.append($0) } }
-        #expect(count == output.count)
-        return output
+        var output = Collected()
+        var counter = ByteCount()
+        bytes.withUnsafeBytes { JSONString.escape($0, into: &output) }
+        bytes.withUnsafeBytes { JSONString.escape($0, into: &counter) }
+        #expect(counter.count == output.bytes.count)
+        return output.bytes
     }
 
     @Test func randomMixesEscapeAsJSONEncoderWritesTheRepairedString() throws {
@@ -38,4 +40,11 @@ import Testing
         }
         for piece in Self.pieces { #expect(Self.escaped(piece) == (try Self.expected(piece)), "\(piece)") }
     }
+}
+
+/// Everything put, in order.
+private struct Collected: ByteSink {
+    var bytes: [UInt8] = []
+    mutating func put(_ byte: UInt8) { bytes.append(byte) }
+    mutating func put(_ bytes: UnsafeRawBufferPointer) { self.bytes += bytes }
 }

@@ -5,28 +5,29 @@
 enum GetRequestEncoder {
     static func encode(_ line: RequestLine) -> [UInt8]? {
         guard case .get(let name) = line.request else { return nil }
-        return ExactBuffer.written { put in write(line.id, name, put) }
+        return ExactBuffer.written(Line(id: line.id, name: name))
     }
 
-    private static func write(_ id: RequestID?, _ name: ItemName, _ put: (UInt8) -> Void) {
-        func raw(_ text: StaticString) {
-            text.withUTF8Buffer { for byte in $0 { put(byte) } }
+    private struct Line: ExactlyWritten {
+        let id: RequestID?
+        let name: ItemName
+
+        func write<Sink: ByteSink>(to sink: inout Sink) {
+            sink.put(#"{"account":"#)
+            JSONString.quoted(name.account, into: &sink)
+            switch id {
+            case nil: break
+            case .null?: sink.put(#","id":null"#)
+            case .number(let number)?:
+                sink.put(#","id":"#)
+                sink.put(decimal: number)
+            case .string(let text)?:
+                sink.put(#","id":"#)
+                JSONString.quoted(text, into: &sink)
+            }
+            sink.put(#","op":"get","service":"#)
+            JSONString.quoted(name.service, into: &sink)
+            sink.put("}\n")
         }
-        func string(_ text: String) { JSONString.quoted(text, put) }
-        raw(#"{"account":"#)
-        string(name.account)
-        switch id {
-        case nil: break
-        case .null?: raw(#","id":null"#)
-        case .number(let number)?:
-            raw(#","id":"#)
-            for byte in String(number).utf8 { put(byte) }
-        case .string(let text)?:
-            raw(#","id":"#)
-            string(text)
-        }
-        raw(#","op":"get","service":"#)
-        string(name.service)
-        raw("}\n")
     }
 }

@@ -6,38 +6,42 @@
 /// caller and the rules were cached.
 public enum AuditEntryEncoder {
     public static func encode(_ entry: AuditEntryBody) -> [UInt8] {
-        ExactBuffer.written { put in write(entry, put) }
+        ExactBuffer.written(Record(entry: entry))
     }
 
-    private static func write(_ entry: AuditEntryBody, _ put: (UInt8) -> Void) {
-        var first = true
-        func key(_ name: StaticString) {
-            put(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
-            first = false
-            put(UInt8(ascii: "\""))
-            name.withUTF8Buffer { for byte in $0 { put(byte) } }
-            put(UInt8(ascii: "\""))
-            put(UInt8(ascii: ":"))
+    private struct Record: ExactlyWritten {
+        let entry: AuditEntryBody
+
+        func write<Sink: ByteSink>(to sink: inout Sink) {
+            var first = true
+            func key(_ name: StaticString) {
+                sink.put(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                first = false
+                sink.put(UInt8(ascii: "\""))
+                sink.put(name)
+                sink.put(UInt8(ascii: "\""))
+                sink.put(UInt8(ascii: ":"))
+            }
+            func field(_ name: StaticString, _ value: String?) {
+                guard let value else { return }
+                key(name)
+                JSONString.quoted(value, into: &sink)
+            }
+            field("account", entry.account)
+            field("exe", entry.exe)
+            field("grant", entry.grant)
+            field("op", entry.op)
+            if let pid = entry.pid {
+                key("pid")
+                sink.put(decimal: pid)
+            }
+            field("result", entry.result)
+            field("script", entry.script)
+            field("service", entry.service)
+            field("time", entry.time)
+            field("unit", entry.unit)
+            if first { sink.put(UInt8(ascii: "{")) }
+            sink.put(UInt8(ascii: "}"))
         }
-        func field(_ name: StaticString, _ value: String?) {
-            guard let value else { return }
-            key(name)
-            JSONString.quoted(value, put)
-        }
-        field("account", entry.account)
-        field("exe", entry.exe)
-        field("grant", entry.grant)
-        field("op", entry.op)
-        if let pid = entry.pid {
-            key("pid")
-            for byte in String(pid).utf8 { put(byte) }
-        }
-        field("result", entry.result)
-        field("script", entry.script)
-        field("service", entry.service)
-        field("time", entry.time)
-        field("unit", entry.unit)
-        if first { put(UInt8(ascii: "{")) }
-        put(UInt8(ascii: "}"))
     }
 }
