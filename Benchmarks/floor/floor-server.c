@@ -10,15 +10,23 @@
  * log, and a write of one record's size (300 bytes) to the audit log; no parsing, no crypto, no
  * locks. What vaultd's checks cost in the kernel alone, whatever it is written in.
  *
+ * With FLOOR_WORKERS=N it serves every connection from N worker threads on one epoll set instead
+ * of a thread per connection: each connection is armed once (EPOLLONESHOT), the worker that takes
+ * it answers what it peeked and arms it again, so a busy worker takes the next ready connection
+ * without sleeping. What that design would gain vaultd, measured before building it
+ * (docs/performance.md, part H). The checks' poll is then epoll_wait's.
+ *
  * Usage: floor-server [--checks VAULT_FILE AUDIT_LOG] SOCKET RESPONSE_FILE
  * (FLOOR_CHECKS=exec,vault,audit or a subset: only those checks; the poll is always made) */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -109,6 +117,75 @@ done:
     return NULL;
 }
 
+/* FLOOR_WORKERS: one connection of the epoll set, and what its checks need. */
+struct connection {
+    int fd, pidfd;
+    char exe[64];
+};
+static int epoll_set = -1;
+
+/* Arms the connection for one readiness event; 0 on success. */
+static int arm(struct connection *connection, int operation) {
+    struct epoll_event event = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = connection};
+    return epoll_ctl(epoll_set, operation, connection->fd, &event);
+}
+
+static void *work(void *unused) {
+    (void)unused;
+    char buffer[65536];
+    for (;;) {
+        struct epoll_event event;
+        if (epoll_wait(epoll_set, &event, 1, -1) != 1) continue;
+        struct connection *connection = event.data.ptr;
+        int fd = connection->fd;
+        ssize_t got = recv(fd, buffer, sizeof buffer, (audit_fd >= 0 ? MSG_PEEK : 0) | MSG_DONTWAIT);
+        if (got < 0 && errno == EAGAIN && arm(connection, EPOLL_CTL_MOD) == 0) continue;
+        if (got <= 0) goto drop;
+        for (ssize_t i = 0; i < got; i++) {
+            if (buffer[i] != '\n') continue;
+            if (audit_fd >= 0) checks(connection->pidfd, connection->exe);
+            size_t sent = 0;
+            while (sent < response_size) {
+                ssize_t n = write(fd, response + sent, response_size - sent);
+                if (n <= 0) goto drop;
+                sent += (size_t)n;
+            }
+        }
+        if (audit_fd >= 0 && read(fd, buffer, (size_t)got) != got) goto drop;
+        if (arm(connection, EPOLL_CTL_MOD) == 0) continue;
+    drop:
+        if (connection->pidfd >= 0) close(connection->pidfd);
+        close(fd);
+        free(connection);
+    }
+    return NULL;
+}
+
+/* Adds an accepted connection to the epoll set (closed if its peer cannot be read). */
+static void add(int fd) {
+    struct connection *connection = calloc(1, sizeof *connection);
+    connection->fd = fd;
+    connection->pidfd = -1;
+    if (audit_fd >= 0) {
+        struct ucred peer;
+        socklen_t length = sizeof peer;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
+            (connection->pidfd = (int)syscall(SYS_pidfd_open, peer.pid, 0)) < 0) {
+            perror("peer");
+            close(fd);
+            free(connection);
+            return;
+        }
+        snprintf(connection->exe, sizeof connection->exe, "/proc/%d/exe", peer.pid);
+    }
+    if (arm(connection, EPOLL_CTL_ADD) != 0) {
+        perror("epoll_ctl");
+        if (connection->pidfd >= 0) close(connection->pidfd);
+        close(fd);
+        free(connection);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--checks") == 0) {
         if (argc != 6) { fprintf(stderr, "usage: floor-server [--checks VAULT_FILE AUDIT_LOG] SOCKET RESPONSE_FILE\n"); return 2; }
@@ -139,6 +216,19 @@ int main(int argc, char **argv) {
     strncpy(address.sun_path, argv[1], sizeof address.sun_path - 1);
     unlink(argv[1]);
     if (bind(listener, (struct sockaddr *)&address, sizeof address) || listen(listener, 128)) { perror("bind"); return 1; }
+    const char *workers = getenv("FLOOR_WORKERS");
+    if (workers) {
+        int count = atoi(workers);
+        if (count < 1 || (epoll_set = epoll_create1(EPOLL_CLOEXEC)) < 0) { fprintf(stderr, "floor-server: FLOOR_WORKERS must be 1 or more\n"); return 2; }
+        for (int i = 0; i < count; i++) {
+            pthread_t thread;
+            pthread_create(&thread, NULL, work, NULL);
+        }
+        for (;;) {
+            int client = accept(listener, NULL, NULL);
+            if (client >= 0) add(client);
+        }
+    }
     for (;;) {
         int client = accept(listener, NULL, NULL);
         if (client < 0) continue;
