@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CVaultShims
 import Synchronization
 import VaultCore
 
@@ -20,8 +19,8 @@ import VaultCore
 /// - to free cores: only while at most `cores / 2` connection threads are at work or spinning,
 ///   this one included (on 2 cores, only when it is the only one; on 1, never), checked on every
 ///   turn, so that under concurrency spinning never takes a core from a request or from a client.
-///   The cores are those vaultd may run on (its affinity: taskset, a container's cpuset); a CPU
-///   quota (a cgroup's cpu.max) is not counted.
+///   The cores are those vaultd may use (`UsableCPUs`: its affinity, and its cgroup's CPU quota
+///   below that, so that in a container limited to one CPU's worth of time it never spins).
 final class BusyPoll: Sendable {
     /// 100 µs: on the 2-core virtual machine of docs/performance.md, a client answered takes 40 to
     /// 60 µs to send its next request; 50 µs caught nearly as many, 200 µs no more.
@@ -40,7 +39,7 @@ final class BusyPoll: Sendable {
     var activeThreads: Int { active.load(ordering: .relaxed) }
 
     /// `budget`: how long a spin lasts at most (seconds); 0 turns spinning off.
-    init(budget: Double, cores: Int = Int(vault_usable_cpu_count())) {
+    init(budget: Double, cores: Int = UsableCPUs.count) {
         limit = cores / 2
         self.budget = limit > 0 ? budget : 0
     }
