@@ -139,7 +139,7 @@ static void *work(void *unused) {
         struct connection *connection = event.data.ptr;
         int fd = connection->fd;
         ssize_t got = recv(fd, buffer, sizeof buffer, (audit_fd >= 0 ? MSG_PEEK : 0) | MSG_DONTWAIT);
-        if (got < 0 && errno == EAGAIN && arm(connection, EPOLL_CTL_MOD) == 0) continue;
+        if (got < 0 && (errno == EAGAIN || errno == EINTR) && arm(connection, EPOLL_CTL_MOD) == 0) continue;
         if (got <= 0) goto drop;
         for (ssize_t i = 0; i < got; i++) {
             if (buffer[i] != '\n') continue;
@@ -164,6 +164,7 @@ static void *work(void *unused) {
 /* Adds an accepted connection to the epoll set (closed if its peer cannot be read). */
 static void add(int fd) {
     struct connection *connection = calloc(1, sizeof *connection);
+    if (!connection) { perror("calloc"); close(fd); return; }
     connection->fd = fd;
     connection->pidfd = -1;
     if (audit_fd >= 0) {
@@ -219,10 +220,11 @@ int main(int argc, char **argv) {
     const char *workers = getenv("FLOOR_WORKERS");
     if (workers) {
         int count = atoi(workers);
-        if (count < 1 || (epoll_set = epoll_create1(EPOLL_CLOEXEC)) < 0) { fprintf(stderr, "floor-server: FLOOR_WORKERS must be 1 or more\n"); return 2; }
+        if (count < 1) { fprintf(stderr, "floor-server: FLOOR_WORKERS must be 1 or more\n"); return 2; }
+        if ((epoll_set = epoll_create1(EPOLL_CLOEXEC)) < 0) { perror("epoll_create1"); return 1; }
         for (int i = 0; i < count; i++) {
             pthread_t thread;
-            pthread_create(&thread, NULL, work, NULL);
+            if (pthread_create(&thread, NULL, work, NULL) != 0) { fprintf(stderr, "floor-server: could not start a worker\n"); return 1; }
         }
         for (;;) {
             int client = accept(listener, NULL, NULL);

@@ -18,13 +18,13 @@ import Synchronization
 ///   an older generation is refilled before it gives anything out. (`posix_spawn` runs no
 ///   handlers, but its child runs nothing of vaultd's before `exec`.)
 /// Keys and salts never come from here: `SecureRandom` draws them directly.
-public enum NoncePool {
+enum NoncePool {
     /// Draws between refills, of `AESGCM.nonceSize` bytes each.
     static let nonces = 128
     static let poolSize = nonces * AESGCM.nonceSize
 
     /// `count` fresh random bytes (`count` at most `poolSize`; larger requests go to `RAND_bytes`).
-    public static func bytes(_ count: Int) throws -> [UInt8] {
+    static func bytes(_ count: Int) throws -> [UInt8] {
         guard count > 0 else { return [] }
         guard count <= poolSize else { return try SecureRandom.bytes(count) }
         _ = forkHandler
@@ -38,17 +38,20 @@ public enum NoncePool {
     private static let refillCount = Atomic<Int>(0)
     static var refills: Int { refillCount.load(ordering: .relaxed) }
 
-    /// What the child handler does (and tests, which cannot fork a process that runs threads).
+    /// What the child handler does (tests call it too).
     static func invalidateAfterFork() { generation.add(1, ordering: .releasing) }
 
     /// Whether this thread's next draw refills its pool first because of a `fork` (for tests: a
-    /// forked child can call this, which takes no lock, where a draw could wait on OpenSSL's).
+    /// forked child of the test process can ask this, which takes no lock, where a draw could
+    /// wait on a lock of OpenSSL's that another thread held at the fork).
     static var poolIsStale: Bool {
         guard let existing = pthread_getspecific(threadPool) else { return true }
         return Unmanaged<Pool>.fromOpaque(existing).takeUnretainedValue().generation != generation.load(ordering: .acquiring)
     }
 
     private static let forkHandler: Void = {
+        // The generation first, so the handler never initialises it in a child.
+        _ = generation.load(ordering: .relaxed)
         precondition(pthread_atfork(nil, nil, { NoncePool.invalidateAfterFork() }) == 0, "pthread_atfork failed")
     }()
 
@@ -63,7 +66,7 @@ public enum NoncePool {
         let pool = Pool()
         guard pthread_setspecific(threadPool, Unmanaged.passRetained(pool).toOpaque()) == 0 else {
             Unmanaged.passUnretained(pool).release()
-            throw CryptoError.invalidParameters("pthread_setspecific failed")
+            throw CryptoError.library("could not keep this thread's nonce pool (pthread_setspecific failed)")
         }
         return pool
     }
@@ -82,8 +85,9 @@ public enum NoncePool {
                 generation = current
                 NoncePool.refillCount.add(1, ordering: .relaxed)
             }
+            assert(used + count <= bytes.count)
             defer {
-                // Given out once: cleared so no later draw can see them again.
+                // Given out once (`used` moves past them; zeroed as well, for defence in depth).
                 bytes.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: used).update(repeating: 0, count: count) }
                 used += count
             }

@@ -10,7 +10,7 @@ public enum SecureRandom {
         }
     }
 
-    /// Public random bytes (nonces, salts, identifiers).
+    /// Public random bytes (salts, identifiers; AES-GCM's nonces come from `NoncePool`).
     public static func bytes(_ count: Int) throws -> [UInt8] {
         var result = [UInt8](repeating: 0, count: count)
         try result.withUnsafeMutableBytes { (buffer) in try fill(buffer) }

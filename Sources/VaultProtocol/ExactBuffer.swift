@@ -4,8 +4,8 @@
 ///
 /// The writer is generic over its `ByteSink`, so each pass is compiled for its sink: a byte put
 /// is an add (counting) or a store (filling), not a call through a closure, and runs of bytes are
-/// counted or copied at once (a closure call per byte, twice, was about a fifth of a cached
-/// `get`'s instructions in vaultd: docs/performance.md, part H).
+/// counted or copied at once (a closure call per byte, twice, cost vaultd about 3,000
+/// instructions per cached `get`: docs/performance.md, part H).
 enum ExactBuffer {
     static func written(_ writer: some ExactlyWritten) -> [UInt8] {
         var counter = ByteCount()

@@ -2,7 +2,7 @@
 /// into `SecretBytes` (and from `SecretBytes` into a response line) without a `String` or `Data`
 /// copy in between. Reading follows RFC 8259 strictly: the escapes `\" \\ \/ \b \f \n \r \t` and
 /// `\uXXXX` (a surrogate pair for characters beyond U+FFFF), no raw control characters, and
-/// well-formed UTF-8. Writing escapes exactly as Foundation's `JSONEncoder` does.
+/// well-formed UTF-8. Writing escapes exactly as Foundation's `JSONEncoder` does with `.withoutEscapingSlashes`.
 enum JSONString {
     enum Failure: Error, Equatable {
         /// The closing quote never came.

@@ -79,6 +79,7 @@ final class SecretSplice: @unchecked Sendable {
                 sink.put(UnsafeRawBufferPointer(rebasing: encoded[copied...]))
             }
             sink.put(UInt8(ascii: "\n"))
+            precondition(sink.count == total, "SecretSplice: wrote \(sink.count) of \(total) bytes")
             initialized = sink.count
         }
     }

@@ -6,7 +6,8 @@ import Testing
 import VaultCore
 @testable import VaultCrypto
 
-@Suite struct NoncePoolTests {
+/// Serialized: one test advances the process-wide generation, which another checks.
+@Suite(.serialized) struct NoncePoolTests {
     /// Four threads drawing side by side across many refills: every nonce is new.
     @Test func noncesDrawnOnSeveralThreadsAcrossRefillsAreAllDistinct() throws {
         let perThread = NoncePool.nonces * 20 + 7

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import VaultProtocol
 
-/// `JSONString.escape` takes ASCII byte by byte and only runs of other bytes through Swift's UTF-8
-/// parser. Against JSONEncoder (slashes unescaped) of what `String(decoding:)` makes of the same
+/// `JSONString.escape` copies runs of ASCII that need no escape whole, escapes other ASCII byte by
+/// byte, and takes runs of other bytes through Swift's UTF-8 parser. Against JSONEncoder (slashes unescaped) of what `String(decoding:)` makes of the same
 /// bytes, over random mixes of ASCII, control characters, well-formed and malformed UTF-8.
 @Suite struct JSONStringEscapeTests {
     static let pieces: [[UInt8]] = [

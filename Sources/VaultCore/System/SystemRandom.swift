@@ -3,7 +3,7 @@ import CVaultShims
 /// Random bytes from the kernel (getrandom(2), which blocks only until the pool is first seeded).
 ///
 /// For what programs without libcrypto need: public random bytes such as a temp file's unique
-/// suffix. Keys, nonces and salts come from VaultCrypto's `SecureRandom`.
+/// suffix. Keys and salts come from VaultCrypto's `SecureRandom`, AES-GCM's nonces from its `NoncePool`.
 public enum SystemRandom {
     /// Fills `buffer` completely: getrandom may return fewer bytes than asked (more than 256 at a
     /// time, or a signal), so it is called until the buffer is full.

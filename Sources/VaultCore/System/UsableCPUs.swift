@@ -21,7 +21,9 @@ public enum UsableCPUs {
     /// For this process, worked out once.
     public static let count: Int = {
         let affinity = Int(vault_usable_cpu_count())
-        guard let quota = quota(cgroup: read("/proc/self/cgroup"), mountinfo: read("/proc/self/mountinfo"), read: read) else { return affinity }
+        // mountinfo passes 64 KiB on hosts with hundreds of mounts.
+        let mountinfo = read("/proc/self/mountinfo", limit: 4 << 20)
+        guard let quota = quota(cgroup: read("/proc/self/cgroup"), mountinfo: mountinfo, read: { read($0) }) else { return affinity }
         return max(1, min(affinity, quota))
     }()
 
@@ -127,10 +129,10 @@ public enum UsableCPUs {
         }
     }
 
-    /// A small kernel file's text (at most 64 KiB), or nil.
-    private static func read(_ path: String) -> String? {
+    /// A kernel file's text (at most `limit` bytes), or nil.
+    private static func read(_ path: String, limit: Int = 64 * 1024) -> String? {
         guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
         defer { fd.close() }
-        return (try? fd.readAll(limit: 64 * 1024)).map { String(decoding: $0, as: UTF8.self) }
+        return (try? fd.readAll(limit: limit)).map { String(decoding: $0, as: UTF8.self) }
     }
 }
