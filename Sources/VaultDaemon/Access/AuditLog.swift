@@ -223,7 +223,11 @@ final class AuditLog: Sendable {
         var entry = entry
         entry.time = Timestamp.rfc3339(microseconds: time)
         let box = try AESGCM.seal(AuditEntryEncoder.encode(entry), key: key, authenticating: associatedData)
-        return (time, Array(Data(box.nonce + box.ciphertext + box.tag).base64EncodedString().utf8) + [0x0A])
+        var sealed = box.nonce
+        sealed.reserveCapacity(box.nonce.count + box.ciphertext.count + box.tag.count)
+        sealed += box.ciphertext
+        sealed += box.tag
+        return (time, Base64Bytes.line(sealed))
     }
 
     private func rotate() throws {

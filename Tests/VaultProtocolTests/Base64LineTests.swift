@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+import VaultProtocol
+
+/// audit.log's lines: `Base64Bytes.line` writes what Foundation's `base64EncodedString` and a
+/// newline did before it, for every length around the padding's three cases and random bytes.
+@Suite struct Base64LineTests {
+    @Test func linesAreFoundationsBase64AndANewline() {
+        var generator = SystemRandomNumberGenerator()
+        for length in Array(0...70) + [255, 256, 257, 4096, 65_537] {
+            for _ in 0..<3 {
+                let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let expected = Array(Data(bytes).base64EncodedString().utf8) + [0x0A]
+                #expect(Base64Bytes.line(bytes) == expected, "\(length) bytes")
+            }
+        }
+        #expect(Base64Bytes.line([0xFB, 0xFF, 0xBF]) == Array("+/+/\n".utf8))
+    }
+}
