@@ -76,6 +76,23 @@ static int checks_work(void) {
     return ok;
 }
 
+/* Answers every request line in the `got` bytes read (peeked, with the checks) from `fd`, making
+ * the checks first, then consumes them when they were peeked; 0 on success. */
+static int answer(int fd, char *buffer, ssize_t got, int pidfd, const char *exe) {
+    for (ssize_t i = 0; i < got; i++) {
+        if (buffer[i] != '\n') continue;
+        if (audit_fd >= 0) checks(pidfd, exe);
+        size_t sent = 0;
+        while (sent < response_size) {
+            ssize_t n = write(fd, response + sent, response_size - sent);
+            if (n <= 0) return -1;
+            sent += (size_t)n;
+        }
+    }
+    if (audit_fd >= 0 && read(fd, buffer, (size_t)got) != got) return -1;
+    return 0;
+}
+
 static void *serve(void *arg) {
     int fd = (int)(long)arg;
     char buffer[65536], exe[64];
@@ -99,19 +116,8 @@ static void *serve(void *arg) {
         }
         /* With the checks, as vaultd: the bytes are peeked and consumed after the answers. */
         if ((got = recv(fd, buffer, sizeof buffer, audit_fd >= 0 ? MSG_PEEK : 0)) <= 0) break;
-        for (ssize_t i = 0; i < got; i++) {
-            if (buffer[i] != '\n') continue;
-            if (audit_fd >= 0) checks(pidfd, exe);
-            size_t sent = 0;
-            while (sent < response_size) {
-                ssize_t n = write(fd, response + sent, response_size - sent);
-                if (n <= 0) goto done;
-                sent += (size_t)n;
-            }
-        }
-        if (audit_fd >= 0 && read(fd, buffer, (size_t)got) != got) break;
+        if (answer(fd, buffer, got, pidfd, exe) != 0) break;
     }
-done:
     if (pidfd >= 0) close(pidfd);
     close(fd);
     return NULL;
@@ -141,18 +147,7 @@ static void *work(void *unused) {
         ssize_t got = recv(fd, buffer, sizeof buffer, (audit_fd >= 0 ? MSG_PEEK : 0) | MSG_DONTWAIT);
         if (got < 0 && (errno == EAGAIN || errno == EINTR) && arm(connection, EPOLL_CTL_MOD) == 0) continue;
         if (got <= 0) goto drop;
-        for (ssize_t i = 0; i < got; i++) {
-            if (buffer[i] != '\n') continue;
-            if (audit_fd >= 0) checks(connection->pidfd, connection->exe);
-            size_t sent = 0;
-            while (sent < response_size) {
-                ssize_t n = write(fd, response + sent, response_size - sent);
-                if (n <= 0) goto drop;
-                sent += (size_t)n;
-            }
-        }
-        if (audit_fd >= 0 && read(fd, buffer, (size_t)got) != got) goto drop;
-        if (arm(connection, EPOLL_CTL_MOD) == 0) continue;
+        if (answer(fd, buffer, got, connection->pidfd, connection->exe) == 0 && arm(connection, EPOLL_CTL_MOD) == 0) continue;
     drop:
         if (connection->pidfd >= 0) close(connection->pidfd);
         close(fd);

@@ -59,28 +59,27 @@ final class SecretSplice: @unchecked Sendable {
             located.append((range, piece.secret, piece.form))
         }
         located.sort { $0.range.lowerBound < $1.range.lowerBound }
-        var total = encoded.count + 1
-        for piece in located {
-            var counter = ByteCount()
-            Self.write(piece.secret, piece.form, to: &counter)
-            total += counter.count + 2 - piece.range.count
-        }
-        return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-            var sink = ByteFill(buffer)
+        return ExactBuffer.written(Spliced(encoded: encoded, located: located))
+    }
+
+    /// `encoded` with each located placeholder replaced by its secret in quotes, and a newline.
+    private struct Spliced: ExactlyWritten {
+        let encoded: [UInt8]
+        let located: [(range: Range<Int>, secret: SecretBytes, form: Form)]
+
+        func write<Sink: ByteSink>(to sink: inout Sink) {
             encoded.withUnsafeBytes { encoded in
                 var copied = 0
                 for piece in located {
                     sink.put(UnsafeRawBufferPointer(rebasing: encoded[copied..<piece.range.lowerBound]))
                     sink.put(UInt8(ascii: "\""))
-                    Self.write(piece.secret, piece.form, to: &sink)
+                    SecretSplice.write(piece.secret, piece.form, to: &sink)
                     sink.put(UInt8(ascii: "\""))
                     copied = piece.range.upperBound
                 }
                 sink.put(UnsafeRawBufferPointer(rebasing: encoded[copied...]))
             }
             sink.put(UInt8(ascii: "\n"))
-            precondition(sink.count == total, "SecretSplice: wrote \(sink.count) of \(total) bytes")
-            initialized = sink.count
         }
     }
 
@@ -103,7 +102,7 @@ final class SecretSplice: @unchecked Sendable {
         }
     }
 
-    private static func write<Sink: ByteSink>(_ secret: SecretBytes, _ form: Form, to sink: inout Sink) {
+    fileprivate static func write<Sink: ByteSink>(_ secret: SecretBytes, _ form: Form, to sink: inout Sink) {
         secret.withUnsafeBytes { bytes in
             switch form {
             case .text: JSONString.escape(bytes, into: &sink)

@@ -49,6 +49,14 @@ public enum FileSystem {
         return String(path[path.index(after: slash)...])
     }
 
+    /// A kernel file's text (/proc, /sys): nil when it cannot be opened or read, or is over
+    /// `limit` bytes.
+    public static func kernelText(_ path: String, limit: Int = 64 * 1024) -> String? {
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
+        defer { fd.close() }
+        return (try? fd.readAll(limit: limit)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Names in a directory, without "." and "..".
     public static func contentsOfDirectory(_ path: String) throws -> [String] {
         guard let dir = opendir(path) else { throw Errno.current }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CVaultShims
 
 /// How many CPUs this process may use: those of its affinity (`taskset`, a container's cpuset)
@@ -22,8 +17,9 @@ public enum UsableCPUs {
     public static let count: Int = {
         let affinity = Int(vault_usable_cpu_count())
         // mountinfo passes 64 KiB on hosts with hundreds of mounts.
-        let mountinfo = read("/proc/self/mountinfo", limit: 4 << 20)
-        guard let quota = quota(cgroup: read("/proc/self/cgroup"), mountinfo: mountinfo, read: { read($0) }) else { return affinity }
+        let mountinfo = FileSystem.kernelText("/proc/self/mountinfo", limit: 4 << 20)
+        guard let quota = quota(cgroup: FileSystem.kernelText("/proc/self/cgroup"), mountinfo: mountinfo, read: { FileSystem.kernelText($0) })
+        else { return affinity }
         return max(1, min(affinity, quota))
     }()
 
@@ -127,12 +123,5 @@ public enum UsableCPUs {
             }
             return String(decoding: bytes, as: UTF8.self)
         }
-    }
-
-    /// A kernel file's text (at most `limit` bytes), or nil.
-    private static func read(_ path: String, limit: Int = 64 * 1024) -> String? {
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
-        defer { fd.close() }
-        return (try? fd.readAll(limit: limit)).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -89,9 +89,9 @@ final class PeerProcess: Sendable {
             exe.close()
         }
         identity.workingDirectory = Self.readLink(proc + "/cwd")
-        identity.unit = Self.read(proc + "/cgroup").flatMap(Self.unit(fromCgroup:))
+        identity.unit = FileSystem.kernelText(proc + "/cgroup").flatMap(Self.unit(fromCgroup:))
         if let executable = identity.executable, Self.isInterpreter(executable),
-           let arguments = Self.read(proc + "/cmdline")?.split(separator: "\0", omittingEmptySubsequences: false).map(String.init),
+           let arguments = FileSystem.kernelText(proc + "/cmdline")?.split(separator: "\0", omittingEmptySubsequences: false).map(String.init),
            let script = Self.scriptArgument(arguments) {
             // Relative to the process's working directory; realpath through /proc/PID/cwd gives
             // the path a rule names.
@@ -118,13 +118,6 @@ final class PeerProcess: Sendable {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-
-    private static func read(_ path: String) -> String? {
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY) else { return nil }
-        defer { fd.close() }
-        guard let bytes = try? fd.readAll(limit: 64 * 1024) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The last `.service` or `.scope` of the cgroup v2 path ("0::/user.slice/.../app.service").
