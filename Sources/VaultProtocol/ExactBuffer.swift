@@ -1,7 +1,6 @@
 /// What a writer puts, in one buffer of exactly its size: the writer runs twice (counting, then
 /// filling), so no buffer grows and no reallocation leaves a copy of a secret behind. Used by the
-/// hot-path encoders (ItemResponseEncoder, GetRequestEncoder, AuditEntryEncoder), SecretSplice and
-/// Base64Bytes.line.
+/// hot-path encoders (ItemResponseEncoder, GetRequestEncoder, AuditEntryEncoder) and SecretSplice.
 ///
 /// The writer is generic over its `ByteSink`, so each pass is compiled for its sink: a byte put
 /// is an add (counting) or a store (filling), not a call through a closure, and runs of bytes are
