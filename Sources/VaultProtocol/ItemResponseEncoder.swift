@@ -10,9 +10,11 @@ import VaultCore
 /// general path.
 enum ItemResponseEncoder {
     static func encode(_ line: ResponseLine) -> [UInt8]? {
-        guard case .success(let result) = line.response, result.unaddressable == nil, result.status == nil, result.migration == nil,
-              result.doctor == nil, result.token == nil, result.message == nil, result.device == nil, result.foreign == nil,
-              result.rules == nil, result.audit == nil, result.approval == nil
+        // The boxed fields asked whether they are there, not copied out to compare with nil.
+        guard case .success(let result) = line.response, result.unaddressable == nil, !result.$status.isPresent,
+              !result.$migration.isPresent, !result.$doctor.isPresent, !result.$token.isPresent, result.message == nil,
+              !result.$device.isPresent, result.foreign == nil, !result.$rules.isPresent, result.audit == nil,
+              !result.$approval.isPresent
         else { return nil }
         if let item = result.item, item.isPlain, result.items == nil, result.next == nil {
             let secretIsText = item.secret?.withUnsafeBytes(UTF8Validation.isValid) ?? true

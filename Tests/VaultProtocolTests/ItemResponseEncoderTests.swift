@@ -43,8 +43,19 @@ import VaultCore
         listing.next = "1.cw==.YQ=="
         var withRules = ResultBody(item: item)
         withRules.rules = AccessRulesBody(service: "s", account: "a", confirm: false, allow: [])
+        // Each of the other results' fields beside the item, the boxed ones among them.
+        var beside = [withRules]
+        for add: (inout ResultBody) -> Void in [
+            { $0.message = "m" }, { $0.token = TokenBody(accessToken: "t", tokenType: "Bearer", expiresAt: nil, account: "a") },
+            { $0.device = DeviceBody(userCode: "U") }, { $0.migration = MigrationBody(from: "a", to: "b", copied: 0, alreadyPresent: 0, removed: 0, conflicts: []) },
+            { $0.doctor = DoctorBody(selected: "file", selectedReason: "r", selectedWorks: true, checks: []) }, { $0.audit = [] }, { $0.foreign = [] },
+        ] {
+            var result = ResultBody(item: item)
+            add(&result)
+            beside.append(result)
+        }
         // (A page of plain items takes the fast path: ItemResponseDecoderTests.)
-        for line in [ResponseLine(id: nil, .success(ResultBody(item: withSession))), ResponseLine(id: nil, .success(ResultBody(item: withAttributes))),
+        for line in beside.map({ ResponseLine(id: nil, .success($0)) }) + [ResponseLine(id: nil, .success(ResultBody(item: withSession))), ResponseLine(id: nil, .success(ResultBody(item: withAttributes))),
                      ResponseLine(id: nil, .success(listing)), ResponseLine(id: nil, .success(ResultBody(items: [withSession]))),
                      ResponseLine(id: nil, .success(ResultBody(items: [withAttributes]))), ResponseLine(id: nil, .success(withRules)),
                      ResponseLine(id: nil, .failure(ErrorBody(.notFound, "no such item")))] {

@@ -1,4 +1,5 @@
-/// The union of every operation's result; each operation fills in its own fields.
+/// The union of every operation's result; each operation fills in its own fields. The fields of
+/// the rarer results are `Boxed`, so a copy of a `get`'s result does not copy them all.
 public struct ResultBody: Codable, Sendable {
     // get / add / set: the item.
     public var item: ItemBody?
@@ -8,25 +9,25 @@ public struct ResultBody: Codable, Sendable {
     // a paged list: the token of the next page (absent on the last page)
     public var next: String?
     // status
-    public var status: StatusBody?
+    @Boxed public var status: StatusBody?
     // migrate
-    public var migration: MigrationBody?
+    @Boxed public var migration: MigrationBody?
     // doctor
-    public var doctor: DoctorBody?
+    @Boxed public var doctor: DoctorBody?
     // token
-    public var token: TokenBody?
+    @Boxed public var token: TokenBody?
     // signup, reset_password, logout: what happened, for people
     public var message: String?
     // device_start: the codes to show; device_poll: "pending" or "slow_down" until approved
-    public var device: DeviceBody?
+    @Boxed public var device: DeviceBody?
     // foreign_list: the matching items; foreign_set: those written; foreign_delete: those deleted
     public var foreign: [ForeignItemBody]?
     // rules, allow, disallow: the item's rules
-    public var rules: AccessRulesBody?
+    @Boxed public var rules: AccessRulesBody?
     // audit: the records, oldest first
     public var audit: [AuditEntryBody]?
     // approve_next: the request to answer (absent when none came within the wait)
-    public var approval: ApprovalBody?
+    @Boxed public var approval: ApprovalBody?
 
     public init(
         item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,
