@@ -113,12 +113,43 @@ import VaultCore
             #" { "id" : "x-1" , "op":"get" ,"service":"s","account":"a" } "#, "{\t\"id\":null,\"op\":\"get\",\"service\":\"s\",\"account\":\"a\"}\r",
             #"{"id":-42,"op":"get","service":"s","account":"a"}"#, #"{"id":0,"op":"get","service":"","account":"a"}"#,
             #"{"id":"null","op":"get","service":"s","account":"a"}"#, #"{"id":999999999999999999,"op":"get","service":"s","account":"a"}"#,
+            #"{"id":-999999999999999999,"op":"get","service":"s","account":"a"}"#, #"{"id":-0,"op":"get","service":"s","account":"a"}"#,
+            #"{"id":"","op":"get","service":"id","account":"op"}"#,
         ]
         for text in lines {
             let fast = try #require(GetRequestDecoder.decode(Array(text.utf8)), "\(text)")
             let general = try #require(Self.general(text), "\(text)")
             #expect(fast.id == general.id && Self.name(fast) == Self.name(general) && Self.name(fast) != nil, "\(text)")
         }
+    }
+
+    /// Random lines from the pieces of a get (ids of every length and sign, keys spelt right and
+    /// nearly, values of each kind, spaces): whatever the fast path reads, JSONDecoder reads the same.
+    @Test func randomLinesReadTheSameOnBothPaths() throws {
+        var generator = SystemRandomNumberGenerator()
+        let keys = [#""id""#, #""op""#, #""service""#, #""account""#, #""ids""#, #""o""#, #""accoun""#]
+        let values = [#""get""#, #""s""#, #""""#, "null", "true", "-", "-0", "0", "01", "1.5", #""g\u0065t""#]
+        let spaces = ["", " ", "\t", "\r\n"]
+        var fastOnes = 0
+        for _ in 0..<3_000 {
+            var pairs: [String] = []
+            for _ in 0..<Int.random(in: 0...5, using: &generator) {
+                var value = values.randomElement(using: &generator)!
+                if Bool.random(using: &generator) {
+                    let digits = (0..<Int.random(in: 1...22, using: &generator)).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
+                    value = (Bool.random(using: &generator) ? "-" : "") + digits
+                }
+                let space = spaces.randomElement(using: &generator)!
+                pairs.append(space + keys.randomElement(using: &generator)! + space + ":" + space + value + space)
+            }
+            if Bool.random(using: &generator) { pairs += [#""op":"get""#, #""service":"s""#, #""account":"a""#].shuffled(using: &generator) }
+            let text = "{" + pairs.shuffled(using: &generator).joined(separator: ",") + "}"
+            guard let fast = GetRequestDecoder.decode(Array(text.utf8)) else { continue }
+            fastOnes += 1
+            let general = try #require(Self.general(text), "\(text)")
+            #expect(fast.id == general.id && Self.name(fast) == Self.name(general) && Self.name(fast) != nil, "\(text)")
+        }
+        #expect(fastOnes > 0)
     }
 
     @Test func everythingElseTakesTheGeneralPath() {
@@ -132,6 +163,10 @@ import VaultCore
             #"{"op":"get","service":"s","account":"a",}"#, #"{"op":"get""service":"s","account":"a"}"#, #"{"op":"get","service":"s","account":"a""#,
             #"{"id":true,"op":"get","service":"s","account":"a"}"#, #"{"id":nul,"op":"get","service":"s","account":"a"}"#,
             #"{"op":"get","service":7,"account":"a"}"#, "", "{}", "[]", #"{"op":"get","service":"s","account":"a","secret":"x"}"#,
+            #"{"op":"gets","service":"s","account":"a"}"#, #"{"op":"ge","service":"s","account":"a"}"#, #"{"op":"GET","service":"s","account":"a"}"#,
+            #"{"op":"get","op":"get","service":"s","account":"a"}"#, #"{"ids":1,"op":"get","service":"s","account":"a"}"#,
+            #"{"op":"get","service":"s","accoun":"a"}"#, #"{"id":-,"op":"get","service":"s","account":"a"}"#, #"{"op":7,"service":"s","account":"a"}"#,
+            #"{"id":1,"id":2,"op":"get","service":"s","account":"a"}"#, #"{"id":99999999999999999999,"op":"get","service":"s","account":"a"}"#,
         ]
         for text in lines {
             #expect(GetRequestDecoder.decode(Array(text.utf8)) == nil, "\(text)")

@@ -12,7 +12,12 @@ enum GetRequestDecoder {
         line.withUnsafeBufferPointer { bytes -> RequestLine? in
             var position = 0
             func skipSpace() {
-                while position < bytes.count, [0x20, 0x09, 0x0D, 0x0A].contains(bytes[position]) { position += 1 }
+                while position < bytes.count {
+                    switch bytes[position] {
+                    case 0x20, 0x09, 0x0D, 0x0A: position += 1
+                    default: return
+                    }
+                }
             }
             func expect(_ byte: UInt8) -> Bool {
                 skipSpace()
@@ -20,8 +25,9 @@ enum GetRequestDecoder {
                 position += 1
                 return true
             }
-            /// A string of printable ASCII, no escapes; nil otherwise.
-            func plainString() -> String? {
+            /// Where a string of printable ASCII with no escapes lies in the line (its quotes
+            /// left out); nil otherwise.
+            func plainRange() -> Range<Int>? {
                 guard expect(UInt8(ascii: "\"")) else { return nil }
                 let start = position
                 while position < bytes.count, bytes[position] != UInt8(ascii: "\"") {
@@ -29,9 +35,17 @@ enum GetRequestDecoder {
                     position += 1
                 }
                 guard position < bytes.count else { return nil }
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
                 position += 1
-                return text
+                return start..<(position - 1)
+            }
+            func plainString() -> String? {
+                plainRange().map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+            }
+            /// Whether the bytes in `range` are `text` (keys and the op are compared as bytes,
+            /// not made into strings first).
+            func range(_ range: Range<Int>, is text: StaticString) -> Bool {
+                range.count == text.utf8CodeUnitCount
+                    && UnsafeBufferPointer(rebasing: bytes[range]).elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
             }
             func plainID() -> RequestID? {
                 skipSpace()
@@ -41,33 +55,44 @@ enum GetRequestDecoder {
                     position += 4
                     return .null
                 }
-                let start = position
-                if bytes[position] == UInt8(ascii: "-") { position += 1 }
+                let negative = bytes[position] == UInt8(ascii: "-")
+                if negative { position += 1 }
                 let digits = position
-                while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+                // The value of the first 18 digits (which fits in an Int64 whichever they are);
+                // more make the line the general path's.
+                var value: Int64 = 0
+                while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+                    if position - digits < 18 { value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0")) }
+                    position += 1
+                }
                 let count = position - digits
                 guard count > 0, count <= 18, count == 1 || bytes[digits] != UInt8(ascii: "0") else { return nil }
-                return Int64(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)).map(RequestID.number)
+                return .number(negative ? -value : value)
             }
             guard expect(UInt8(ascii: "{")) else { return nil }
-            var id: RequestID??, op: String?, service: String?, account: String?
+            var id: RequestID??, op: Range<Int>?, service: String?, account: String?
             repeat {
-                guard let key = plainString(), expect(UInt8(ascii: ":")) else { return nil }
-                switch key {
-                case "id" where id == nil:
+                guard let key = plainRange(), expect(UInt8(ascii: ":")) else { return nil }
+                if range(key, is: "id"), id == nil {
                     guard let value = plainID() else { return nil }
                     // A null id is an absent one, as decodeIfPresent reads it.
                     id = .some(value == .null ? nil : value)
-                case "op" where op == nil: op = plainString()
-                case "service" where service == nil: service = plainString()
-                case "account" where account == nil: account = plainString()
-                default: return nil
+                } else if range(key, is: "op"), op == nil {
+                    guard let value = plainRange() else { return nil }
+                    op = value
+                } else if range(key, is: "service"), service == nil {
+                    guard let value = plainString() else { return nil }
+                    service = value
+                } else if range(key, is: "account"), account == nil {
+                    guard let value = plainString() else { return nil }
+                    account = value
+                } else {
+                    return nil
                 }
-                guard op != nil || key != "op", service != nil || key != "service", account != nil || key != "account" else { return nil }
             } while expect(UInt8(ascii: ","))
             guard expect(UInt8(ascii: "}")) else { return nil }
             skipSpace()
-            guard position == bytes.count, op == "get", let service, let account else { return nil }
+            guard position == bytes.count, let op, range(op, is: "get"), let service, let account else { return nil }
             return RequestLine(id: id ?? nil, request: .get(ItemName(service: service, account: account)))
         }
     }
