@@ -130,8 +130,14 @@ import VaultCore
         let vault = VaultHarness()
         _ = try vault.startDaemon(["--lock-after", "1s"])
         try vault.ctl("set", "a", "b", input: "x")
-        usleep(2_600_000)
-        let status = try JSONSerialization.jsonObject(with: Data(try vault.ctl("status", "--json").stdout)) as? [String: Any]
+        // Locked after a second without use; polled (status is no use of the items), since on a
+        // loaded machine the timer may fire late.
+        let deadline = Date().addingTimeInterval(30)
+        var status: [String: Any]?
+        repeat {
+            usleep(200_000)
+            status = try JSONSerialization.jsonObject(with: Data(try vault.ctl("status", "--json").stdout)) as? [String: Any]
+        } while status?["locked"] as? Bool != true && Date() < deadline
         #expect(status?["locked"] as? Bool == true)
         #expect((status?["lock_reason"] as? String)?.contains("without use") == true)
         #expect(try vault.ctl("get", "a", "b").status == 4)
