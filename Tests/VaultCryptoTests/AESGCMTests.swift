@@ -43,6 +43,30 @@ import VaultCrypto
         #expect(hexString(box.tag) == vector.tag)
     }
 
+    /// audit.log's form: nonce ‖ ciphertext ‖ tag in one buffer, the published vector's bytes.
+    @Test(arguments: vectors)
+    func sealCombinedMatchesPublishedVector(_ vector: Vector) throws {
+        let key = SecretBytes(hex(vector.key))
+        let sealed = try hex(vector.plaintext).withUnsafeBytes {
+            try AESGCM.sealCombined($0, key: key, authenticating: hex(vector.aad), nonce: hex(vector.nonce))
+        }
+        #expect(hexString(sealed) == vector.nonce + vector.ciphertext + vector.tag)
+    }
+
+    @Test func sealCombinedRefusesABadKeyOrNonceAndOpensWithAFreshOne() throws {
+        let key = try SecureRandom.secretBytes(32)
+        let plain = Array("attack at dawn".utf8)
+        #expect(throws: CryptoError.self) { try plain.withUnsafeBytes { try AESGCM.sealCombined($0, key: key, authenticating: [], nonce: [1, 2, 3]) } }
+        #expect(throws: CryptoError.self) { try plain.withUnsafeBytes { try AESGCM.sealCombined($0, key: SecretBytes([1, 2]), authenticating: []) } }
+        let first = try plain.withUnsafeBytes { try AESGCM.sealCombined($0, key: key, authenticating: [7]) }
+        let second = try plain.withUnsafeBytes { try AESGCM.sealCombined($0, key: key, authenticating: [7]) }
+        #expect(first.prefix(AESGCM.nonceSize) != second.prefix(AESGCM.nonceSize), "a fresh nonce each time")
+        let box = AESGCM.SealedBox(nonce: Array(first.prefix(12)), ciphertext: Array(first.dropFirst(12).dropLast(16)), tag: Array(first.suffix(16)))
+        #expect(try AESGCM.open(box, key: key, authenticating: [7]).unprotectedBytes == plain)
+        let empty = try [UInt8]().withUnsafeBytes { try AESGCM.sealCombined($0, key: key, authenticating: []) }
+        #expect(empty.count == AESGCM.nonceSize + AESGCM.tagSize)
+    }
+
     @Test(arguments: vectors)
     func openRecoversPublishedPlaintext(_ vector: Vector) throws {
         let box = AESGCM.SealedBox(nonce: hex(vector.nonce), ciphertext: hex(vector.ciphertext), tag: hex(vector.tag))

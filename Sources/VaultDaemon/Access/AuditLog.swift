@@ -222,11 +222,7 @@ final class AuditLog: Sendable {
     static func seal(_ entry: AuditEntryBody, at time: Int64, key: SecretBytes) throws -> (time: Int64, line: [UInt8]) {
         var entry = entry
         entry.time = Timestamp.rfc3339(microseconds: time)
-        let box = try AESGCM.seal(AuditEntryEncoder.encode(entry), key: key, authenticating: associatedData)
-        var sealed = box.nonce
-        sealed.reserveCapacity(box.nonce.count + box.ciphertext.count + box.tag.count)
-        sealed += box.ciphertext
-        sealed += box.tag
+        let sealed = try AuditEntryEncoder.encode(entry).withUnsafeBytes { try AESGCM.sealCombined($0, key: key, authenticating: associatedData) }
         return (time, Base64Bytes.line(sealed))
     }
 
