@@ -115,11 +115,13 @@ final class AuditLog: Sendable {
 
     init(directory: String, maxBytes: Int = 1 << 20, keep: Int = 4) {
         self.directory = directory
+        path = directory + "/audit.log"
         self.maxBytes = maxBytes
         self.keep = keep
     }
 
-    var path: String { directory + "/audit.log" }
+    /// audit.log's path, made once: each record stats it.
+    let path: String
 
     private func rotated(_ generation: Int) -> String { generation == 0 ? path : path + ".\(generation)" }
 

@@ -26,6 +26,8 @@ import VaultCore
 final class PeerProcess: Sendable {
     let pid: Int32
     private let pidfd: FileDescriptor?
+    /// /proc/PID/exe, made once: `identify` stats it on every request.
+    private let executablePath: String
     /// The identity last read, with the executable's status before it was read.
     private let known = Mutex<(executable: FileStatus, identity: CallerIdentity)?>(nil)
     /// The connection's socket, not owned: the connection closes it after `connectionClosed`.
@@ -33,6 +35,7 @@ final class PeerProcess: Sendable {
 
     init(socket: FileDescriptor, pid: Int32) {
         self.pid = pid
+        executablePath = "/proc/\(pid)/exe"
         self.socket = socket
         var raw = vault_peer_pidfd(socket.rawValue)
         if raw < 0 { raw = vault_pidfd_open(pid) }
@@ -44,6 +47,7 @@ final class PeerProcess: Sendable {
     /// own: `hasHungUp` is not for these.
     init(pidfd: FileDescriptor?, pid: Int32) {
         self.pid = pid
+        executablePath = "/proc/\(pid)/exe"
         self.socket = FileDescriptor(rawValue: -1)
         self.pidfd = pidfd
     }
@@ -66,7 +70,7 @@ final class PeerProcess: Sendable {
     func identify() -> CallerIdentity {
         guard let pidfd else { return CallerIdentity(pid: pid) }
         // Before anything is read: an exec after this stat makes the next request read it all again.
-        let executable = try? FileStatus.of("/proc/\(pid)/exe")
+        let executable = try? FileStatus.of(executablePath)
         if let executable, let known = known.withLock({ $0 }), known.executable.sameFile(as: executable),
            vault_pidfd_running(pidfd.rawValue) == 1 {
             return known.identity
