@@ -276,12 +276,15 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// writes when this read checks for them (`StoreCheckScope`: outside a request every read
     /// does, inside one the first). The check is one `fstatat`, made before the lock is taken;
     /// while the file is as last seen, the lock is held only while `body` runs.
-    private func withOpenVault<R>(_ body: (OpenVault, UInt64) throws -> R) throws -> R {
+    private func withOpenVault<R>(_ body: (borrowing OpenVault, UInt64) throws -> R) throws -> R {
         let checking = StoreCheckScope.mustCheck(self)
         let seen = checking ? try? FileStatus.of(path, followSymlinks: false) : nil
         return try state.withLock { state in
-            if let vault = state.vault, let known = vault.identity, !checking || seen.map({ known.sameFile(as: $0) }) == true {
-                return try body(vault, state.generation)
+            // The vault lent to `body` where it is held, not bound to a local first: a copy of
+            // it (its key, tables and journal) cost a read about 700 instructions of retains and
+            // releases (docs/performance.md, part I).
+            if let known = state.vault?.identity, !checking || seen.map({ known.sameFile(as: $0) }) == true {
+                return try body(state.vault!, state.generation)
             }
             let caughtUp = Result { try current(&state.vault) }
             state.changed()
