@@ -29,7 +29,7 @@ import VaultTestSupport
         let closed = DispatchSemaphore(value: 0)
         let connection = Connection(
             number: 1, fd: daemonSide, peerPID: getpid(), dispatcher: dispatcher, logger: logger, events: RateLimitedLog(logger: logger),
-            idleTimeout: idleTimeout, requestTimeout: requestTimeout, busyPoll: busyPoll)
+            idleTimeout: idleTimeout, requestTimeout: requestTimeout, busyPoll: busyPoll, slotChanges: SlotChanges())
         #expect(connection.start { closed.signal() })
         return (connection, clientSide, closed)
     }

@@ -21,6 +21,11 @@ final class WakeList: Sendable {
         return woken
     }
 
+    /// Gives back a ticket not waited on.
+    func cancel(_ ticket: DispatchSemaphore) {
+        waiters.withLock { $0.removeAll { $0 === ticket } }
+    }
+
     func wakeAll() {
         for waiter in waiters.withLock({ list in defer { list.removeAll() }; return list }) { waiter.signal() }
     }

@@ -17,6 +17,8 @@ final class Connection: Sendable {
     private enum State {
         case idle(since: Double)
         case busy
+        /// The last request buffered is being answered; idle once its bytes are consumed.
+        case finishing
         case evicted
         case closed
     }
@@ -31,11 +33,12 @@ final class Connection: Sendable {
     private let idleTimeout: Double
     private let requestTimeout: Double
     private let busyPoll: BusyPoll
+    private let slotChanges: SlotChanges
     private let state = Mutex(State.idle(since: Clock.monotonicSeconds()))
 
     init(
         number: Int, fd: FileDescriptor, peerPID: Int32, dispatcher: RequestDispatcher, logger: Logger, events: RateLimitedLog,
-        idleTimeout: Double, requestTimeout: Double, busyPoll: BusyPoll
+        idleTimeout: Double, requestTimeout: Double, busyPoll: BusyPoll, slotChanges: SlotChanges
     ) {
         self.number = number
         self.fd = fd
@@ -47,6 +50,7 @@ final class Connection: Sendable {
         self.idleTimeout = idleTimeout
         self.requestTimeout = requestTimeout
         self.busyPoll = busyPoll
+        self.slotChanges = slotChanges
     }
 
     /// Starts the connection's thread; `onClose` runs on it after the socket is closed.
@@ -62,6 +66,20 @@ final class Connection: Sendable {
         state.withLock { state in
             if case .idle(let since) = state { return since }
             return nil
+        }
+    }
+
+    /// Whether the connection is about to give its slot up: its last request's answer being sent,
+    /// idle within microseconds unless the client does not read it, or its descriptor closed and
+    /// its thread ending. A client that reads its answer and closes at once (to connect again)
+    /// finds its connection here, not yet idle: an admission waits for it briefly rather than
+    /// refuse (`SlotChanges`).
+    var isSettling: Bool {
+        state.withLock { state in
+            switch state {
+            case .finishing, .closed: true
+            case .idle, .busy, .evicted: false
+            }
         }
     }
 
@@ -95,11 +113,28 @@ final class Connection: Sendable {
         }
     }
 
+    /// The last request buffered is answered next (its bytes are consumed after).
+    private func finishing() {
+        state.withLock { state in
+            if case .busy = state { state = .finishing }
+        }
+    }
+
     /// Idle again, since the last request was answered (blank lines do not count).
     private func becomeIdle(since: Double) {
-        state.withLock { state in
-            if case .busy = state { state = .idle(since: since) }
+        let wasFinishing = state.withLock { state -> Bool in
+            switch state {
+            case .busy:
+                state = .idle(since: since)
+                return false
+            case .finishing:
+                state = .idle(since: since)
+                return true
+            case .idle, .evicted, .closed:
+                return false
+            }
         }
+        if wasFinishing { slotChanges.changed() }
     }
 
     private func serve() {
@@ -140,6 +175,10 @@ final class Connection: Sendable {
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue drain }
                     answered = true
                     let response = dispatcher.handle(line: &line, from: peer)
+                    // Nothing more buffered: settling from here (`isSettling`), since the client
+                    // may read the answer, close and connect again before this thread is idle
+                    // (woken by the answer, it can even run first on this CPU).
+                    if lines.isEmpty { finishing() }
                     guard send(response), consume(&peeked, scratch: &scratch) else { return }
                 case .tooLong:
                     logger.warning("connection \(number) (pid \(peerPID)) sent a request over \(MessageCodec.maxRequestBytes) bytes; closing it")
@@ -193,7 +232,6 @@ final class Connection: Sendable {
                     active = true
                     if answeredAny, lineStarted == nil, Clock.monotonicSeconds() - lastAnswered <= busyPoll.budget { spinNext = true }
                 }
-                guard beginRequest() else { return }
                 // poll said readable: this does not wait (the socket's 10 s timeout is a backstop).
                 // The bytes are copied, not consumed, until the answer has been sent: consuming
                 // them frees the client's send buffer, and the kernel wakes a client blocked in
@@ -203,6 +241,11 @@ final class Connection: Sendable {
                 // the answer and off the socket's wait queue: it wakes once per request
                 // (docs/performance.md, part F).
                 count = try scratch.withUnsafeMutableBytes { try fd.peek(into: $0) }
+                // Claimed once bytes are seen, before any is consumed: meanwhile an eviction finds
+                // them unread (`evictIfIdle`) and leaves the connection alone. At the end of input
+                // it is never claimed: a client that closed leaves an idle connection, which an
+                // admission may evict, not a busy one it must refuse for.
+                if count > 0 { guard beginRequest() else { return } }
             } catch {
                 return
             }

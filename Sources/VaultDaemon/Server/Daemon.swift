@@ -21,6 +21,11 @@ public final class Daemon: @unchecked Sendable {
     private let connections = Mutex<[Int: Connection]>([:])
     private let inFlight = DispatchGroup()
     private let busyPoll = BusyPoll(budget: BusyPoll.defaultBudget)
+    /// Connections settling into idle or closing, for an admission that waits on one.
+    private let slotChanges = SlotChanges()
+    /// How long an admission waits for a settling connection before it refuses: settling takes
+    /// microseconds; this bounds it when the machine is loaded.
+    static let settleWait = 0.1
     private var acceptSource: DispatchSourceRead?
     private var timers: [DispatchSourceTimer] = []
     private var signalSources: [DispatchSourceSignal] = []
@@ -160,26 +165,33 @@ public final class Daemon: @unchecked Sendable {
             return
         }
         if open >= configuration.maxConnections {
-            guard let evicted = evictLongestIdle() else {
+            switch makeRoom() {
+            case .evicted(let evicted):
+                events.record(
+                    "idle connections closed to admit new ones",
+                    detail: "closed idle connection \(evicted.number) (pid \(evicted.peerPID)) to admit one from pid \(pid): \(open) connections open, the limit")
+            case .free:
+                break
+            case nil:
+                let opened = connections.withLock { $0.count }
                 events.record(
                     "connections refused: all \(configuration.maxConnections) busy",
-                    detail: "refused connection from pid \(pid): \(open) connections open (the limit), none idle")
-                refuse(client, "vaultd has \(open) connections open, its limit, and none is idle; try again shortly")
+                    detail: "refused connection from pid \(pid): \(opened) connections open (the limit), none idle")
+                refuse(client, "vaultd has \(opened) connections open, its limit, and none is idle; try again shortly")
                 return
             }
-            events.record(
-                "idle connections closed to admit new ones",
-                detail: "closed idle connection \(evicted.number) (pid \(evicted.peerPID)) to admit one from pid \(pid): \(open) connections open, the limit")
         }
         nextConnection += 1
         let number = nextConnection
         let connection = Connection(
             number: number, fd: client, peerPID: pid, dispatcher: dispatcher, logger: logger, events: events,
-            idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout, busyPoll: busyPoll)
+            idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout, busyPoll: busyPoll,
+            slotChanges: slotChanges)
         connections.withLock { $0[number] = connection }
         inFlight.enter()
         let started = connection.start { [self] in
             connections.withLock { _ = $0.removeValue(forKey: number) }
+            slotChanges.changed()
             inFlight.leave()
         }
         if !started {
@@ -188,6 +200,36 @@ public final class Daemon: @unchecked Sendable {
             inFlight.leave()
             client.close()
         }
+    }
+
+    /// How an admission to a full table got its slot.
+    private enum Room {
+        /// The connection idle the longest was closed.
+        case evicted(Connection)
+        /// A connection settling (`Connection.isSettling`) left the table meanwhile.
+        case free
+    }
+
+    /// A slot in the full table: the longest-idle connection's; else, while some connection is
+    /// settling (its client may have read its answer and closed, to connect again at once), the
+    /// one it gives up within `settleWait`; else nil: every connection is in a request.
+    private func makeRoom() -> Room? {
+        if let evicted = evictLongestIdle() { return .evicted(evicted) }
+        enum Outcome {
+            case room(Room)
+            case refuse
+        }
+        let outcome = slotChanges.wait(seconds: Self.settleWait) { () -> Outcome? in
+            let (open, settling) = connections.withLock { connections in
+                (connections.count, connections.values.contains { $0.isSettling })
+            }
+            if open < configuration.maxConnections { return .room(.free) }
+            if let evicted = evictLongestIdle() { return .room(.evicted(evicted)) }
+            // Nothing settling: no slot frees soon, so no waiting.
+            return settling ? nil : .refuse
+        }
+        if case .room(let room)? = outcome { return room }
+        return nil
     }
 
     /// Closes the connection idle the longest and stops counting it (its thread ends at once).
