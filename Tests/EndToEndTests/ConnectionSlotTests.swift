@@ -171,10 +171,11 @@ import VaultCore
         #expect(try Self.freshGet(vault) < 5)
     }
 
-    /// A connection its client has closed frees its slot for the next: one whose thread is still
-    /// finishing is no longer counted (it was, and could be evicted by no one, so a newcomer was
-    /// refused as if every slot were busy; CI saw it once as an admitted newcomer in the test
-    /// above).
+    /// A connection whose client read its answer and closed gives its slot to the next client:
+    /// for a few microseconds it is neither idle nor gone (its answer still being sent, its end of
+    /// input being read), and an admission then found nothing to evict and refused (13 to 45 of
+    /// these 600 connections; CI once saw the test above admit a newcomer after such a refusal of
+    /// one of its writers). Now such a connection is settling and the admission waits for it.
     @Test func aClosedConnectionNeverCausesARefusal() throws {
         let vault = VaultHarness()
         _ = try vault.startDaemon(["--max-connections", "2", "--max-connections-per-process", "100"])
