@@ -45,7 +45,7 @@ public enum AESGCM {
         _ plaintext: UnsafeRawBufferPointer, key: SecretBytes, authenticating aad: [UInt8], nonce: [UInt8]? = nil
     ) throws -> [UInt8] {
         let nonce = try nonce ?? NoncePool.bytes(nonceSize)
-        guard nonce.count == nonceSize else { throw CryptoError.invalidParameters("GCM nonce must be \(nonceSize) bytes") }
+        try check(key: key, nonce: nonce)  // before the buffer is laid out for a nonce of that size
         let count = nonceSize + plaintext.count + tagSize
         return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let out = UnsafeMutableRawBufferPointer(buffer)

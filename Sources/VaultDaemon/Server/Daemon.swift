@@ -214,7 +214,6 @@ public final class Daemon: @unchecked Sendable {
     /// settling (its client may have read its answer and closed, to connect again at once), the
     /// one it gives up within `settleWait`; else nil: every connection is in a request.
     private func makeRoom() -> Room? {
-        if let evicted = evictLongestIdle() { return .evicted(evicted) }
         enum Outcome {
             case room(Room)
             case refuse
@@ -223,8 +222,8 @@ public final class Daemon: @unchecked Sendable {
             let (open, settling) = connections.withLock { connections in
                 (connections.count, connections.values.contains { $0.isSettling })
             }
-            if open < configuration.maxConnections { return .room(.free) }
             if let evicted = evictLongestIdle() { return .room(.evicted(evicted)) }
+            if open < configuration.maxConnections { return .room(.free) }
             // Nothing settling: no slot frees soon, so no waiting.
             return settling ? nil : .refuse
         }

@@ -2,9 +2,9 @@ import VaultCore
 
 /// Wakes an admission waiting for a connection slot: a connection that has just answered its last
 /// request becoming idle (so evictable), or one that has ended leaving the table. Only a
-/// connection that is settling (`Connection.isSettling`: its answer sent, or its descriptor
-/// closed) is waited for, and only briefly; one in the middle of a request never is, so a table
-/// full of those still refuses at once.
+/// connection that is settling (`Connection.isSettling`: its last answer being sent, or its
+/// descriptor closed) is waited for, and only briefly; one in the middle of a request never is,
+/// so a table full of those still refuses at once.
 final class SlotChanges: Sendable {
     private let waiters = WakeList()
 
