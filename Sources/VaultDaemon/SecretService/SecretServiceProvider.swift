@@ -177,12 +177,15 @@ final class SecretServiceProvider: @unchecked Sendable {
         }
         queue.async { [self] in
             // One view of the vault file for the whole call, as for a socket request.
-            call.answer(StoreCheckScope.run { answer(call) })
+            let result = StoreCheckScope.run { answer(call) }
+            // Released before the answer is sent: a caller that reads its answer and sends at
+            // once must find the call gone (answering only queues the message on the bus thread).
             state.withLock { state in
                 state.totalCallsInFlight -= 1
                 let left = state.callsInFlight[sender, default: 1] - 1
                 state.callsInFlight[sender] = left > 0 ? left : nil
             }
+            call.answer(result)
             call.afterAnswer?()
         }
     }
