@@ -73,4 +73,8 @@ int vault_constant_time_equal(const void *a, const void *b, size_t count);
 /// cpuset), at least 1; the online count when that cannot be read.
 int vault_usable_cpu_count(void);
 
+/// The type of the filesystem holding `path` (statfs's f_type: EXT4_SUPER_MAGIC, NFS_SUPER_MAGIC,
+/// ...), in `*type`. Returns 0, or -1 with errno set.
+int vault_filesystem_type(const char *path, long long *type);
+
 #endif
