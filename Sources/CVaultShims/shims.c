@@ -205,3 +205,7 @@ int vault_filesystem_type(const char *path, long long *type) {
     *type = (long long)info.f_type;
     return 0;
 }
+
+int vault_open_directory_path(const char *path) {
+    return open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}

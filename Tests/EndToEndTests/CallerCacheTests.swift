@@ -40,6 +40,13 @@ import VaultTestSupport
 
         func exec(_ binary: String) { input.fileHandleForWriting.write(Data("EXEC \(binary)\n".utf8)) }
 
+        /// The process that connected exits, and a child of it (the same program, same file) goes
+        /// on with the connection: true once the child says its parent is gone.
+        func forkAndExit() -> Bool {
+            input.fileHandleForWriting.write(Data("FORK\n".utf8))
+            return output.fileHandleForReading.availableLine() == "forked"
+        }
+
         func get() -> (secret: String?, code: String?) {
             let answer = ask(#"{"id":1,"op":"get","service":"svc","account":"acct"}"#)
             return (((answer?["result"] as? [String: Any])?["item"] as? [String: Any])?["secret"] as? String, answer?.errorCode)
@@ -76,6 +83,29 @@ import VaultTestSupport
             .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .filter { $0["op"] as? String == "get" }
         #expect(records.map { $0["exe"] as? String ?? "" } == [allowed, allowed, other, other, allowed])
+    }
+
+    /// The process that connected exits and hands the connection to a child running the same
+    /// program: the caller is no longer a process vaultd can name (its pid is a dead process's,
+    /// and could be anyone's next), so the rule for that program no longer matches, though the
+    /// program's file, and so /proc/PID/exe's identity had the pid been reused by it, is the
+    /// same. (The cached identity was kept while "exe" could be stat'ed in /proc/PID.)
+    @Test func aConnectionOutlivingTheProcessThatMadeItIsNoLongerThatProcessForTheRules() throws {
+        let vault = VaultHarness()
+        try vault.ctl("set", "svc", "acct", input: "for-the-allowed-one")
+        let (allowed, _) = try peers(vault, "allowed-peer", "other-peer")
+        #expect(try vault.ctl("allow", "svc", "acct", allowed).status == 0)
+        let peer = try Peer(allowed, socket: vault.socketPath)
+        #expect(peer.get() == ("for-the-allowed-one", nil))
+        #expect(peer.get() == ("for-the-allowed-one", nil))
+        try #require(peer.forkAndExit())
+        #expect(peer.get() == (nil, "denied"))
+        #expect(peer.get() == (nil, "denied"))
+        peer.stop()
+        // A new connection from the program is allowed again.
+        let again = try Peer(allowed, socket: vault.socketPath)
+        #expect(again.get() == ("for-the-allowed-one", nil))
+        again.stop()
     }
 
     @Test func aRuleChangeAppliesToTheNextRequestOfAnOpenConnection() throws {

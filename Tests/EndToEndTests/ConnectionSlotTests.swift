@@ -233,6 +233,6 @@ import VaultCore
         #expect(daemon.isRunning)
         let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
         #expect(lines.count < 60, "\(lines.count) log lines:\n\(lines.suffix(10).joined(separator: "\n"))")
-        #expect(lines.contains { $0.contains("--max-connections lowered from 128 to 10: the open-file limit is 64") })
+        #expect(lines.contains { $0.contains("--max-connections lowered from 128 to 8: the open-file limit is 64") })
     }
 }

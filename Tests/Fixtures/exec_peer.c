@@ -1,7 +1,9 @@
 /* One connection to vaultd that may change programs: `exec_peer SOCKET` connects, then reads
  * lines from stdin. "EXEC PATH" executes PATH with "--fd N" (the connection stays open across
- * the exec, so PATH goes on with it); any other line is sent as a request and the answer's line
- * is written to stdout. stdin is read a byte at a time, so nothing meant for the next program is
+ * the exec, so PATH goes on with it); "FORK" forks, and the process that connected exits once
+ * the child runs (the child, the same program, goes on with the connection and writes "forked"
+ * once its parent is gone); any other line is sent as a request and the answer's line is written
+ * to stdout. stdin is read a byte at a time, so nothing meant for the next program is
  * lost in a buffer. The attacker of the caller cache: vaultd must see who asks now, not who
  * connected. */
 #include <stdio.h>
@@ -45,6 +47,16 @@ int main(int argc, char **argv) {
             execl(line + 5, line + 5, "--fd", number, (char *)NULL);
             perror("exec");
             return 1;
+        }
+        if (strcmp(line, "FORK") == 0) {
+            pid_t parent = getpid();
+            pid_t child = fork();
+            if (child < 0) { perror("fork"); return 1; }
+            if (child > 0) _exit(0);
+            while (getppid() == parent) usleep(1000);
+            printf("forked\n");
+            fflush(stdout);
+            continue;
         }
         size_t length = strlen(line);
         line[length] = '\n';

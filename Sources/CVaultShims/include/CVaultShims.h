@@ -77,4 +77,9 @@ int vault_usable_cpu_count(void);
 /// ...), in `*type`. Returns 0, or -1 with errno set.
 int vault_filesystem_type(const char *path, long long *type);
 
+/// Opens the directory `path` for use as a directory descriptor only (O_PATH | O_DIRECTORY |
+/// O_NOFOLLOW | O_CLOEXEC): nothing in it can be read through it, names can be looked up in it.
+/// Returns the descriptor, or -1 with errno set.
+int vault_open_directory_path(const char *path);
+
 #endif

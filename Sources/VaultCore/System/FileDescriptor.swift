@@ -134,6 +134,13 @@ public struct FileDescriptor: Sendable, Hashable {
         return FileStatus(info)
     }
 
+    /// Status of `name` in this directory (`fstatat`), links followed: no walk from the root.
+    public func status(of name: String) throws -> FileStatus {
+        var info = stat()
+        _ = try retryingOnInterrupt { fstatat(rawValue, name, &info, 0) }
+        return FileStatus(info)
+    }
+
     /// Tries to take an exclusive `flock`; returns false when another open file description holds it.
     public func tryLockExclusive() throws -> Bool {
         do {

@@ -18,16 +18,23 @@ import VaultCore
 /// processes of one user (docs/protocol.md, "Access rules").
 ///
 /// What `identify` read is kept for the connection's next requests while /proc/PID/exe is still
-/// the same file (device, inode, size, mtime, ctime: one `stat`) and the pidfd still runs: an `exec` of
-/// another program (or the program's file changed in place) is noticed by the `stat`, and pid
-/// reuse by the pidfd (while it runs, the pid is the same process's; its start time would add
-/// nothing). An interpreter's caller is read again each time, since an `exec` of the same
-/// interpreter may run another script.
+/// the same file (device, inode, size, mtime, ctime: one `stat`) and the process still runs: an
+/// `exec` of another program (or the program's file changed in place) is noticed by the `stat`,
+/// and the process's exit by the same `stat` made in the /proc/PID directory opened when the
+/// connection was accepted (after it, while the pidfd showed the process running): that directory
+/// names the process, not its number, so a name looked up in it is not found once the process has
+/// exited (a zombie has no exe either), even when the number has been given to another process.
+/// Where that directory could not be opened, the path is stat'ed and the pidfd asked instead.
+/// An interpreter's caller is read again each time, since an `exec` of the same interpreter may
+/// run another script.
 final class PeerProcess: Sendable {
     let pid: Int32
     private let pidfd: FileDescriptor?
-    /// /proc/PID/exe, made once: `identify` stats it on every request.
+    /// /proc/PID/exe, made once: `identify` stats it on every request where `processDirectory` is nil.
     private let executablePath: String
+    /// /proc/PID (`O_PATH`), opened after the pidfd and kept only if the pidfd then still ran:
+    /// `identify` stats "exe" in it on every request, which also fails once the process has exited.
+    private let processDirectory: FileDescriptor?
     /// The identity last read, with the executable's status before it was read.
     private let known = Mutex<(executable: FileStatus, identity: CallerIdentity)?>(nil)
     /// The connection's socket, not owned: the connection closes it after `connectionClosed`.
@@ -40,6 +47,19 @@ final class PeerProcess: Sendable {
         var raw = vault_peer_pidfd(socket.rawValue)
         if raw < 0 { raw = vault_pidfd_open(pid) }
         pidfd = raw >= 0 ? FileDescriptor(rawValue: raw) : nil
+        processDirectory = pidfd.flatMap { Self.openProcessDirectory(pid: pid, pidfd: $0) }
+    }
+
+    /// /proc/PID, or nil when it cannot be opened or the process is no longer running once it is:
+    /// opened after the pidfd was taken, it is that process's while the pidfd still runs.
+    private static func openProcessDirectory(pid: Int32, pidfd: FileDescriptor) -> FileDescriptor? {
+        guard let raw = try? retryingOnInterrupt({ vault_open_directory_path("/proc/\(pid)") }) else { return nil }
+        let directory = FileDescriptor(rawValue: raw)
+        guard vault_pidfd_running(pidfd.rawValue) == 1 else {
+            directory.close()
+            return nil
+        }
+        return directory
     }
 
     /// A process known by a pidfd taken elsewhere (the bus's ProcessFD, or pidfd_open right after
@@ -50,9 +70,13 @@ final class PeerProcess: Sendable {
         executablePath = "/proc/\(pid)/exe"
         self.socket = FileDescriptor(rawValue: -1)
         self.pidfd = pidfd
+        processDirectory = nil
     }
 
-    func close() { pidfd?.close() }
+    func close() {
+        pidfd?.close()
+        processDirectory?.close()
+    }
 
     /// Whether the peer has closed its end of the connection (or the process is gone), without
     /// reading anything: for an approver blocked in a long poll, whose thread cannot notice.
@@ -70,9 +94,9 @@ final class PeerProcess: Sendable {
     func identify() -> CallerIdentity {
         guard let pidfd else { return CallerIdentity(pid: pid) }
         // Before anything is read: an exec after this stat makes the next request read it all again.
-        let executable = try? FileStatus.of(executablePath)
+        let executable = processDirectory.map { try? $0.status(of: "exe") } ?? (try? FileStatus.of(executablePath))
         if let executable, let known = known.withLock({ $0 }), known.executable.sameFile(as: executable),
-           vault_pidfd_running(pidfd.rawValue) == 1 {
+           processDirectory != nil || vault_pidfd_running(pidfd.rawValue) == 1 {
             return known.identity
         }
         let identity = read(pidfd)

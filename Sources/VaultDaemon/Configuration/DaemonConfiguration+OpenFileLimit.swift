@@ -4,10 +4,10 @@ extension DaemonConfiguration {
     /// providers, and the dispatch library's own.
     public static let descriptorsReserved = 32
 
-    /// Descriptors one connection may hold: its socket, its peer's pidfd (`PeerProcess`), and one
-    /// file at a time while its request is answered (/proc while the caller is identified, the
-    /// audit log while a record is appended).
-    public static let descriptorsPerConnection = 3
+    /// Descriptors one connection may hold: its socket, its peer's pidfd and /proc/PID directory
+    /// (`PeerProcess`), and one file at a time while its request is answered (/proc while the
+    /// caller is identified, the audit log while a record is appended).
+    public static let descriptorsPerConnection = 4
 
     /// Lowers `maxConnections` so that every admitted connection can have its descriptors under an
     /// open-file limit of `limit`: past it, accepting would fail with EMFILE instead of refusing or
