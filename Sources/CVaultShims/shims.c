@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -196,6 +197,13 @@ int vault_usable_cpu_count(void) {
     }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 ? (int)online : 1;
+}
+
+int vault_filesystem_type(const char *path, long long *type) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    *type = (long long)info.f_type;
+    return 0;
 }
 
 int vault_open_directory_path(const char *path) {

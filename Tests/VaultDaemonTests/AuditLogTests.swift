@@ -111,6 +111,33 @@ import VaultTestSupport
         #expect(Set(records.compactMap(\.service)).count == threads * each)
     }
 
+    /// Two logs on one directory (two vaultds sharing a vault's directory), appending in turn and
+    /// each rotating when full: each notices the other's rotation before its next record, whose
+    /// line lands in the new audit.log, not in the audit.log.1 it held open, and every record is
+    /// kept; both where the directory is watched (inotify) and where it is not (a `stat` per
+    /// record). (Each counts only its own bytes toward the limit, so a shared file may pass it.)
+    @Test(arguments: [true, false]) func aRotationByAnotherLogOnTheDirectoryIsNoticedBeforeTheNextRecord(watched: Bool) throws {
+        let directory = TemporaryDirectory()
+        let keep = 40
+        let logs = (0..<2).map { _ in AuditLog(directory: directory.file("vault"), maxBytes: 4_000, keep: keep, isLocalFileSystem: { _ in watched }) }
+        let files = [logs[0].path] + (1..<keep).map { logs[0].path + ".\($0)" }
+        func lines(_ file: String) -> Set<String> {
+            Set(((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init))
+        }
+        let key = try SecureRandom.secretBytes(AESGCM.keySize)
+        let count = 300
+        for index in 0..<count {
+            let before = files.reduce(into: Set<String>()) { $0.formUnion(lines($1)) }
+            // One in six records from the first log: the second fills its file six times as fast
+            // and rotates it while the first still has room in the file it holds open.
+            try logs[index % 6 == 0 ? 0 : 1].append(entry(index), key: key)
+            try #require(lines(logs[0].path).subtracting(before).count == 1, "record \(index) is not in audit.log")
+        }
+        #expect(FileManager.default.fileExists(atPath: logs[0].path + ".8"), "the logs rotated several times")
+        let (records, unreadable) = try logs[1].records(key: key, after: .min)
+        #expect(unreadable == 0 && Set(records.compactMap(\.service)).count == count)
+    }
+
     /// A record whose bytes are promised but not yet written (held there by the test) counts
     /// toward the size limit: the next record that has no room rotates the log instead of
     /// reopening it with only its size on disk, and the held record lands in audit.log.1 within

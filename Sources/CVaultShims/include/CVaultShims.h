@@ -73,6 +73,10 @@ int vault_constant_time_equal(const void *a, const void *b, size_t count);
 /// cpuset), at least 1; the online count when that cannot be read.
 int vault_usable_cpu_count(void);
 
+/// The type of the filesystem holding `path` (statfs's f_type: EXT4_SUPER_MAGIC, NFS_SUPER_MAGIC,
+/// ...), in `*type`. Returns 0, or -1 with errno set.
+int vault_filesystem_type(const char *path, long long *type);
+
 /// Opens the directory `path` for use as a directory descriptor only (O_PATH | O_DIRECTORY |
 /// O_NOFOLLOW | O_CLOEXEC): nothing in it can be read through it, names can be looked up in it.
 /// Returns the descriptor, or -1 with errno set.

@@ -69,7 +69,8 @@ final class AuditLog: Sendable {
     /// The log kept open between records, with the identity it had when opened: reopened (the
     /// directory checked, the file opened safely again) only when the file at `path` is no longer
     /// that one (rotated, removed, replaced) or when it must rotate, by one thread at a time
-    /// (`reopening`). One `stat` per record instead of a directory walk, an open and a close. A
+    /// (`reopening`). One `poll` of the directory's watch per record (a `stat` where it cannot be
+    /// watched) instead of a directory walk, an open and a close. A
     /// thread writing through a log another has just replaced keeps it open until its `write` is
     /// done: its record lands in the file that was audit.log, now audit.log.1, and is read there.
     private let held = AdaptiveLock<OpenLog?>(nil)
@@ -113,12 +114,18 @@ final class AuditLog: Sendable {
 
     static let associatedData = Array("vault audit record v1".utf8)
 
-    init(directory: String, maxBytes: Int = 1 << 20, keep: Int = 4) {
+    init(directory: String, maxBytes: Int = 1 << 20, keep: Int = 4, isLocalFileSystem: @escaping @Sendable (Int) -> Bool = ChangeWatch.isLocalFileSystem) {
         self.directory = directory
         path = directory + "/audit.log"
         self.maxBytes = maxBytes
         self.keep = keep
+        watch = ChangeWatch(directory: directory, isLocal: isLocalFileSystem)
     }
+
+    /// Tells a record that audit.log may have been rotated, removed or replaced since the log
+    /// held was opened, for one `poll` (`ChangeWatch`); where the directory cannot be watched, a
+    /// `stat` of audit.log for each record.
+    private let watch: ChangeWatch
 
     /// audit.log's path, made once: each record stats it.
     let path: String
@@ -173,9 +180,15 @@ final class AuditLog: Sendable {
     /// file at `path` is still that one and has room; else, by one thread at a time, the log
     /// rotated when full and opened again.
     private func log(for count: Int64) throws -> OpenLog {
-        let current = try FileStatus.of(path, followSymlinks: false)
-        if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
+        let news = watch.news()
+        if news == .quiet, let log = held.withLock({ $0 }), log.reserve(count, limit: maxBytes) { return log }
+        if news == .unwatched {
+            let current = try FileStatus.of(path, followSymlinks: false)
+            if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
+        }
         return try reopening.withLock { _ in
+            // The watch's events dropped before the file is looked at: what changes after leaves news.
+            if news == .pending { watch.rearm() }
             // Another thread may have reopened it meanwhile.
             let current = try FileStatus.of(path, followSymlinks: false)
             let heldLog = held.withLock { $0 }

@@ -48,10 +48,15 @@ public final class EncryptedFileStore: PassphraseProtected {
         mutating func changed() { generation &+= 1 }
     }
 
-    public init(path: String, options: Options = Options()) {
+    /// What tells a read that another process may have changed the file, for one `poll`; where
+    /// it cannot (`unwatched`: NFS, no inotify), a `stat` of the path on every check.
+    private let watch: ChangeWatch
+
+    public init(path: String, options: Options = Options(), isLocalFileSystem: @escaping @Sendable (Int) -> Bool = ChangeWatch.isLocalFileSystem) {
         self.path = path
         self.options = options
         fileLock = VaultFileLock(vaultPath: path, timeout: options.lockTimeout)
+        watch = ChangeWatch(directory: FileSystem.parentDirectory(of: path), file: path, isLocal: isLocalFileSystem)
     }
 
     public var kind: StoreKind { .file }
@@ -274,18 +279,22 @@ public final class EncryptedFileStore: PassphraseProtected {
 
     /// `body` with the open vault and its generation, caught up first with other processes'
     /// writes when this read checks for them (`StoreCheckScope`: outside a request every read
-    /// does, inside one the first). The check is one `fstatat`, made before the lock is taken;
-    /// while the file is as last seen, the lock is held only while `body` runs.
+    /// does, inside one the first). The check is one `poll` of the directory's watch, made
+    /// before the lock is taken (or, where the directory cannot be watched, one `fstatat`); while
+    /// nothing changed, the lock is held only while `body` runs. When the watch has news, it is
+    /// drained under the lock before the file is looked at (`ChangeWatch`).
     private func withOpenVault<R>(_ body: (borrowing OpenVault, UInt64) throws -> R) throws -> R {
         let checking = StoreCheckScope.mustCheck(self)
-        let seen = checking ? try? FileStatus.of(path, followSymlinks: false) : nil
+        let news = checking ? watch.news() : .quiet
+        let seen = news == .unwatched ? try? FileStatus.of(path, followSymlinks: false) : nil
         return try state.withLock { state in
             // The vault lent to `body` where it is held, not bound to a local first: a copy of
             // it (its key, tables and journal) cost a read about 700 instructions of retains and
             // releases (docs/performance.md, part I).
-            if let known = state.vault?.identity, !checking || seen.map({ known.sameFile(as: $0) }) == true {
+            if let known = state.vault?.identity, news == .quiet || seen.map({ known.sameFile(as: $0) }) == true {
                 return try body(state.vault!, state.generation)
             }
+            if news == .pending { watch.rearm() }
             let caughtUp = Result { try current(&state.vault) }
             state.changed()
             return try body(caughtUp.get(), state.generation)
