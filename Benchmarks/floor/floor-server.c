@@ -6,9 +6,11 @@
  * With --checks VAULT_FILE AUDIT_LOG it also makes, for each request, the system calls vaultd's
  * cached `get` makes besides its read and send (docs/performance.md): a poll before the read,
  * the read made as a peek and the bytes consumed by a second read after the answer, a stat of
- * the caller's /proc/PID/exe, a pidfd signal-0 check, a stat of the vault file and of the audit
- * log, and a write of one record's size (300 bytes) to the audit log; no parsing, no crypto, no
- * locks. What vaultd's checks cost in the kernel alone, whatever it is written in.
+ * "exe" in the caller's /proc/PID directory (opened when the connection is accepted), a poll of
+ * an inotify instance watching the vault file's directory and the file and one of another
+ * watching the audit log's directory (vaultd's ChangeWatch), and a write of one record's size
+ * (300 bytes) to the audit log; no parsing, no crypto, no locks. What vaultd's checks cost in
+ * the kernel alone, whatever it is written in.
  *
  * With FLOOR_WORKERS=N it serves every connection from N worker threads on one epoll set instead
  * of a thread per connection: each connection is armed once (EPOLLONESHOT), the worker that takes
@@ -26,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -37,6 +41,8 @@ static char *response;
 static size_t response_size;
 static const char *vault_file, *audit_path;
 static int audit_fd = -1;
+/* The inotify instances vaultd polls: the vault file's directory and the file; audit.log's directory. */
+static int vault_watch = -1, audit_watch = -1;
 static char record[300];
 /* What has been appended since the log was last emptied: emptied past 1 MiB, as vaultd rotates. */
 static long audit_size;
@@ -45,16 +51,21 @@ static long audit_size;
  * what each costs, for docs/performance.md. */
 static int check_exec = 1, check_vault = 1, check_audit = 1;
 
+/* Whether an inotify instance has events, without waiting: vaultd's ChangeWatch.news(). Events
+ * (other files of the benchmark's directory) are drained, as vaultd's rearm would. */
+static void poll_watch(int watch) {
+    struct pollfd entry = {.fd = watch, .events = POLLIN};
+    char events[4096];
+    if (poll(&entry, 1, 0) == 1) while (read(watch, events, sizeof events) > 0) {}
+}
+
 /* vaultd's per-request checks, in its order (see the comment above). */
-static void checks(int pidfd, const char *exe) {
+static void checks(int process) {
     struct stat status;
-    if (check_exec) {
-        stat(exe, &status);
-        syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
-    }
-    if (check_vault) stat(vault_file, &status);
+    if (check_exec) fstatat(process, "exe", &status, 0);
+    if (check_vault) poll_watch(vault_watch);
     if (!check_audit) return;
-    stat(audit_path, &status);
+    poll_watch(audit_watch);
     if (write(audit_fd, record, sizeof record) < 0) perror("audit log");
     if (__atomic_add_fetch(&audit_size, (long)sizeof record, __ATOMIC_RELAXED) > (1L << 20)) {
         __atomic_store_n(&audit_size, 0, __ATOMIC_RELAXED);
@@ -62,26 +73,50 @@ static void checks(int pidfd, const char *exe) {
     }
 }
 
-/* Every check must work here, or the floor would measure cheap failures instead of the calls. */
+/* An inotify instance watching `file`'s directory (names created, removed, renamed) and, when
+ * `watch_file`, the file (writes, attributes), as vaultd's ChangeWatch; -1 on failure. */
+static int make_watch(const char *file, int watch_file) {
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", file);
+    int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (watch < 0) { perror("inotify_init1"); return -1; }
+    uint32_t directory_events = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+    if (inotify_add_watch(watch, dirname(copy), directory_events) < 0 ||
+        (watch_file && inotify_add_watch(watch, file, IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW) < 0)) {
+        perror(file);
+        close(watch);
+        return -1;
+    }
+    return watch;
+}
+
+/* The caller's /proc/PID directory, as vaultd opens it at accept; -1 on failure. */
+static int open_process(int fd) {
+    struct ucred peer;
+    socklen_t length = sizeof peer;
+    char path[64];
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) return -1;
+    snprintf(path, sizeof path, "/proc/%d", peer.pid);
+    return open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Whether every check can be made here (the watches made, /proc/self's exe found). */
 static int checks_work(void) {
     struct stat status;
-    int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-    if (pidfd < 0) { perror("pidfd_open"); return 0; }
-    int ok = syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
-    if (!ok) perror("pidfd_send_signal");
-    close(pidfd);
-    if (stat("/proc/self/exe", &status) != 0) { perror("/proc/self/exe"); ok = 0; }
-    if (stat(vault_file, &status) != 0) { perror(vault_file); ok = 0; }
-    if (stat(audit_path, &status) != 0) { perror(audit_path); ok = 0; }
+    int ok = 1;
+    int process = open("/proc/self", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (process < 0 || fstatat(process, "exe", &status, 0) != 0) { perror("/proc/self/exe"); ok = 0; }
+    if (process >= 0) close(process);
+    if ((vault_watch = make_watch(vault_file, 1)) < 0 || (audit_watch = make_watch(audit_path, 0)) < 0) ok = 0;
     return ok;
 }
 
 /* Answers every request line in the `got` bytes read (peeked, with the checks) from `fd`, making
  * the checks first, then consumes them when they were peeked; 0 on success. */
-static int answer(int fd, char *buffer, ssize_t got, int pidfd, const char *exe) {
+static int answer(int fd, char *buffer, ssize_t got, int process) {
     for (ssize_t i = 0; i < got; i++) {
         if (buffer[i] != '\n') continue;
-        if (audit_fd >= 0) checks(pidfd, exe);
+        if (audit_fd >= 0) checks(process);
         size_t sent = 0;
         while (sent < response_size) {
             ssize_t n = write(fd, response + sent, response_size - sent);
@@ -95,19 +130,13 @@ static int answer(int fd, char *buffer, ssize_t got, int pidfd, const char *exe)
 
 static void *serve(void *arg) {
     int fd = (int)(long)arg;
-    char buffer[65536], exe[64];
+    char buffer[65536];
     ssize_t got;
-    int pidfd = -1;
-    if (audit_fd >= 0) {
-        struct ucred peer;
-        socklen_t length = sizeof peer;
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
-            (pidfd = (int)syscall(SYS_pidfd_open, peer.pid, 0)) < 0) {
-            perror("peer");
-            close(fd);
-            return NULL;
-        }
-        snprintf(exe, sizeof exe, "/proc/%d/exe", peer.pid);
+    int process = -1;
+    if (audit_fd >= 0 && (process = open_process(fd)) < 0) {
+        perror("peer");
+        close(fd);
+        return NULL;
     }
     for (;;) {
         if (audit_fd >= 0) {
@@ -116,17 +145,16 @@ static void *serve(void *arg) {
         }
         /* With the checks, as vaultd: the bytes are peeked and consumed after the answers. */
         if ((got = recv(fd, buffer, sizeof buffer, audit_fd >= 0 ? MSG_PEEK : 0)) <= 0) break;
-        if (answer(fd, buffer, got, pidfd, exe) != 0) break;
+        if (answer(fd, buffer, got, process) != 0) break;
     }
-    if (pidfd >= 0) close(pidfd);
+    if (process >= 0) close(process);
     close(fd);
     return NULL;
 }
 
 /* FLOOR_WORKERS: one connection of the epoll set, and what its checks need. */
 struct connection {
-    int fd, pidfd;
-    char exe[64];
+    int fd, process;
 };
 static int epoll_set = -1;
 
@@ -147,9 +175,9 @@ static void *work(void *unused) {
         ssize_t got = recv(fd, buffer, sizeof buffer, (audit_fd >= 0 ? MSG_PEEK : 0) | MSG_DONTWAIT);
         if (got < 0 && (errno == EAGAIN || errno == EINTR) && arm(connection, EPOLL_CTL_MOD) == 0) continue;
         if (got <= 0) goto drop;
-        if (answer(fd, buffer, got, connection->pidfd, connection->exe) == 0 && arm(connection, EPOLL_CTL_MOD) == 0) continue;
+        if (answer(fd, buffer, got, connection->process) == 0 && arm(connection, EPOLL_CTL_MOD) == 0) continue;
     drop:
-        if (connection->pidfd >= 0) close(connection->pidfd);
+        if (connection->process >= 0) close(connection->process);
         close(fd);
         free(connection);
     }
@@ -161,22 +189,16 @@ static void add(int fd) {
     struct connection *connection = calloc(1, sizeof *connection);
     if (!connection) { perror("calloc"); close(fd); return; }
     connection->fd = fd;
-    connection->pidfd = -1;
-    if (audit_fd >= 0) {
-        struct ucred peer;
-        socklen_t length = sizeof peer;
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
-            (connection->pidfd = (int)syscall(SYS_pidfd_open, peer.pid, 0)) < 0) {
-            perror("peer");
-            close(fd);
-            free(connection);
-            return;
-        }
-        snprintf(connection->exe, sizeof connection->exe, "/proc/%d/exe", peer.pid);
+    connection->process = -1;
+    if (audit_fd >= 0 && (connection->process = open_process(fd)) < 0) {
+        perror("peer");
+        close(fd);
+        free(connection);
+        return;
     }
     if (arm(connection, EPOLL_CTL_ADD) != 0) {
         perror("epoll_ctl");
-        if (connection->pidfd >= 0) close(connection->pidfd);
+        if (connection->process >= 0) close(connection->process);
         close(fd);
         free(connection);
     }

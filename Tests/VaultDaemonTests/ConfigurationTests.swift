@@ -96,7 +96,7 @@ import VaultDaemon
         let lowered = parsed.fitConnections(toOpenFileLimit: 64)
         #expect(parsed.maxConnections == (64 - DaemonConfiguration.descriptorsReserved) / DaemonConfiguration.descriptorsPerConnection)
         #expect(parsed.connectionsPerProcessLimit == 2, "a quarter of the lowered cap")
-        #expect(lowered?.contains("lowered from 500 to 10: the open-file limit is 64") == true, "\(String(describing: lowered))")
+        #expect(lowered?.contains("lowered from 500 to 8: the open-file limit is 64") == true, "\(String(describing: lowered))")
         // A limit that leaves nothing still admits one connection; a roomy one changes nothing.
         #expect(parsed.fitConnections(toOpenFileLimit: 3) != nil && parsed.maxConnections == 1)
         var roomy = try configuration([])
