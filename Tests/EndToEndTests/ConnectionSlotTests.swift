@@ -197,6 +197,7 @@ import VaultCore
             defer { for connection in next { connection.close() } }
             for connection in next where (try? connection.receive())??.ok != true { refusals += 1 }
         }
+        if refusals > 0 { print("DEBUGLOG", vault.foregroundLog.split(separator: "\n").filter { $0.contains("DEBUG") }) }
         #expect(refusals == 0, "\(refusals) of 600 connections refused although every earlier one had closed")
     }
 

@@ -1,3 +1,4 @@
+import Synchronization
 import VaultCore
 
 /// Wakes an admission waiting for a connection slot: a connection that has just answered its last
@@ -7,9 +8,17 @@ import VaultCore
 /// so a table full of those still refuses at once.
 final class SlotChanges: Sendable {
     private let waiters = WakeList()
+    private let changes = Atomic<UInt64>(0)
 
     /// A slot may have freed: wakes the admissions waiting.
-    func changed() { waiters.wakeAll() }
+    func changed() {
+        changes.add(1, ordering: .sequentiallyConsistent)
+        waiters.wakeAll()
+    }
+
+    /// Counts `changed()`: an admission that looked at the table while this moved looks again
+    /// rather than refuse on what it saw in passing.
+    var count: UInt64 { changes.load(ordering: .sequentiallyConsistent) }
 
     /// `check`'s answer as soon as it has one, asking again after each change, for at most
     /// `seconds`; nil if none came. The ticket is taken before each check, so a change between
