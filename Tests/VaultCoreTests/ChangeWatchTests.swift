@@ -106,6 +106,28 @@ import Testing
         }
     }
 
+    /// A compaction by another process can land while the owner is rearming, just after the
+    /// paths are watched: its events must still be news afterwards. Were they drained with the
+    /// older ones, the watch would stay on the old inode and every later append to the new file
+    /// would go unreported (the store serving what the other process had replaced).
+    @Test func aRenameOverWhileRearmingIsNewsAndItsFileIsWatchedAfter() throws {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let compactions = Atomic<Int>(0)
+        let watch = ChangeWatch(directory: scratch.directory, file: scratch.file, isLocal: { _ in true }, afterWatching: {
+            guard compactions.add(1, ordering: .relaxed).oldValue == 0 else { return }
+            scratch.write("compacted", to: scratch.directory + "/vault.db.tmp")
+            _ = rename(scratch.directory + "/vault.db.tmp", scratch.file)
+        })
+        watch.rearm()
+        #expect(compactions.load(ordering: .relaxed) == 1)
+        #expect(watch.news() == .pending, "the rename made while rearming")
+        watch.rearm()
+        #expect(watch.news() == .quiet)
+        try scratch.append("entry", to: scratch.file)
+        #expect(watch.news() == .pending, "an append to the file renamed in")
+    }
+
     /// audit.log is appended to on every request: appends to files other than the one watched
     /// are no news, or every request would take the slow path.
     @Test func appendsToOtherFilesInTheDirectoryAreNoNews() throws {

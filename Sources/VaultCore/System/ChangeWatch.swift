@@ -19,10 +19,12 @@ import Synchronization
 /// (a `stat` of the full path would notice those; they take the user's own rights, or root's).
 ///
 /// Use: `news()` on every request, without a lock. On anything but `quiet`, the owner takes its
-/// lock, calls `rearm()` (which drains the queued events) and only then `stat`s and catches up,
-/// all under that lock: a change made after the drain leaves a new event, and a request that
-/// finds the instance quiet before the owner has caught up waits for the owner's lock, so it
-/// never reads what the change replaced.
+/// lock, calls `rearm()` (which drains the queued events, then watches the paths as they are now)
+/// and only then `stat`s and catches up, all under that lock: a change made before a path is
+/// watched is seen by that `stat`, one made after leaves a new event, and a request that finds the
+/// instance quiet before the owner has caught up must wait for the owner's lock (the owner makes
+/// sure of it: what such a request would use is set aside while it catches up), so it never reads
+/// or writes what the change replaced.
 public final class ChangeWatch: Sendable {
     public enum News: Equatable, Sendable {
         /// Nothing changed since the last `rearm`: what the owner knows of the files is current.
@@ -39,6 +41,8 @@ public final class ChangeWatch: Sendable {
     /// The inotify instance, -1 until the first `rearm` makes one; then never changed until deinit.
     private let descriptor = Atomic<Int32>(-1)
     private let mode = Atomic<UInt8>(Mode.pending.rawValue)
+    /// Tests only: runs in `rearm` once the paths are watched, before it returns.
+    private let afterWatching: (@Sendable () -> Void)?
 
     private enum Mode: UInt8 { case pending, armed, unwatched }
 
@@ -51,10 +55,16 @@ public final class ChangeWatch: Sendable {
 
     /// Watches `directory` and, when given, `file`'s content (a path in `directory`, never
     /// followed through a symbolic link). `isLocal` takes `statfs`'s `f_type`; tests replace it.
-    public init(directory: String, file: String? = nil, isLocal: @escaping @Sendable (Int) -> Bool = ChangeWatch.isLocalFileSystem) {
+    public convenience init(directory: String, file: String? = nil, isLocal: @escaping @Sendable (Int) -> Bool = ChangeWatch.isLocalFileSystem) {
+        self.init(directory: directory, file: file, isLocal: isLocal, afterWatching: nil)
+    }
+
+    /// `afterWatching`, for tests, runs in `rearm` once the paths are watched.
+    package init(directory: String, file: String?, isLocal: @escaping @Sendable (Int) -> Bool, afterWatching: (@Sendable () -> Void)?) {
         self.directory = directory
         self.file = file
         self.isLocal = isLocal
+        self.afterWatching = afterWatching
     }
 
     deinit {
@@ -74,11 +84,13 @@ public final class ChangeWatch: Sendable {
         }
     }
 
-    /// Watches the directory and file as they are now at their paths (a replaced file or
-    /// directory is watched anew) and drops every event queued so far. Call under the owner's
-    /// lock, before the `stat` that decides what changed. A missing directory leaves the watch
-    /// pending (the next request calls this again); a filesystem that is not local, or no inotify
-    /// to be had, makes it `unwatched` for good.
+    /// Drops every event queued so far, then watches the directory and file as they are now at
+    /// their paths (a replaced file or directory is watched anew). In that order: an event queued
+    /// between a watch and the drain would be lost, and with it the news of a file renamed over
+    /// the one just watched, whose later appends nothing would then report. Call under the
+    /// owner's lock, before the `stat` that decides what changed. A missing directory leaves the
+    /// watch pending (the next request calls this again); a filesystem that is not local, or no
+    /// inotify to be had, makes it `unwatched` for good.
     public func rearm() {
         guard Mode(rawValue: mode.load(ordering: .relaxed)) != .unwatched else { return }
         var fd = descriptor.load(ordering: .relaxed)
@@ -87,6 +99,7 @@ public final class ChangeWatch: Sendable {
             guard fd >= 0 else { return giveUp() }
             descriptor.store(fd, ordering: .releasing)
         }
+        guard drain(fd) else { return giveUp() }
         var type: Int64 = 0
         guard (try? retryingOnInterrupt({ vault_filesystem_type(directory, &type) })) != nil else { return stayPending() }
         guard isLocal(Int(type)) else { return giveUp() }
@@ -97,7 +110,10 @@ public final class ChangeWatch: Sendable {
         if let file, inotify_add_watch(fd, file, Self.fileEvents) < 0, Errno.current != .noSuchFile {
             return giveUp()
         }
-        guard drain(fd) else { return giveUp() }
+        // A watch left on the inode a path named before (a file renamed over) goes when that inode
+        // does, which for a file nothing holds open is at once; a directory renamed away and kept
+        // keeps its watch, a few bytes of `max_user_watches`, until this instance closes.
+        afterWatching?()
         mode.store(Mode.armed.rawValue, ordering: .releasing)
     }
 
