@@ -138,6 +138,46 @@ import VaultTestSupport
         #expect(unreadable == 0 && Set(records.compactMap(\.service)).count == count)
     }
 
+    /// Another vaultd rotates audit.log; this log's next record finds the watch's news and
+    /// reopens, and a record of another thread that arrives once the watch is drained finds it
+    /// quiet: it must wait for the reopening, not append to the file held, now audit.log.1.
+    @Test func aRecordArrivingWhileAnotherReopensTheLogWaitsForIt() throws {
+        let directory = TemporaryDirectory()
+        let key = try SecureRandom.secretBytes(AESGCM.keySize)
+        let rotated = Atomic<Bool>(false), raced = Atomic<Bool>(false), finished = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        let box = Mutex<AuditLog?>(nil)
+        let log = AuditLog(directory: directory.file("vault"), isLocalFileSystem: { _ in true }, afterWatching: {
+            // The first rearm after the rotation, once.
+            guard rotated.load(ordering: .relaxed), !raced.exchange(true, ordering: .relaxed), let log = box.withLock({ $0 }) else { return }
+            Thread.detachNewThread {
+                try? log.append(entry(2), key: key)
+                finished.store(true, ordering: .relaxed)
+                done.signal()
+            }
+            // While this thread reopens, the other's record must not be written anywhere.
+            _ = done.wait(timeout: .now() + 0.5)
+        })
+        box.withLock { $0 = log }
+        // The directory there first, so that the watch is armed from the first record; the second
+        // record drains the news of audit.log's creation: the watch is quiet before the rotation.
+        try FileManager.default.createDirectory(atPath: directory.file("vault"), withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try log.append(entry(0), key: key)
+        try log.append(entry(1), key: key)
+        #expect(rename(log.path, log.path + ".1") == 0)  // what another vaultd's rotation does
+        rotated.store(true, ordering: .relaxed)
+        try log.append(entry(3), key: key)
+        let reopened = raced.load(ordering: .relaxed)
+        #expect(reopened, "the log was not reopened after the rotation")
+        let writtenMeanwhile = finished.load(ordering: .relaxed)
+        #expect(!writtenMeanwhile, "a record was written while the log was being reopened")
+        if reopened, !writtenMeanwhile { #expect(done.wait(timeout: .now() + 10) == .success) }
+        func lines(_ file: String) -> Int { ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").count }
+        #expect(lines(log.path + ".1") == 2, "only the records from before the rotation are in audit.log.1")
+        #expect(lines(log.path) == 2)
+        #expect(Set(try log.records(key: key, after: .min).records.compactMap(\.service)) == ["service-0", "service-1", "service-2", "service-3"])
+    }
+
     /// A record whose bytes are promised but not yet written (held there by the test) counts
     /// toward the size limit: the next record that has no room rotates the log instead of
     /// reopening it with only its size on disk, and the held record lands in audit.log.1 within

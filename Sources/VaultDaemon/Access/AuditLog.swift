@@ -114,12 +114,16 @@ final class AuditLog: Sendable {
 
     static let associatedData = Array("vault audit record v1".utf8)
 
-    init(directory: String, maxBytes: Int = 1 << 20, keep: Int = 4, isLocalFileSystem: @escaping @Sendable (Int) -> Bool = ChangeWatch.isLocalFileSystem) {
+    /// `afterWatching` is for tests: it runs inside the watch's `rearm` (`ChangeWatch`).
+    init(
+        directory: String, maxBytes: Int = 1 << 20, keep: Int = 4, isLocalFileSystem: @escaping @Sendable (Int) -> Bool = ChangeWatch.isLocalFileSystem,
+        afterWatching: (@Sendable () -> Void)? = nil
+    ) {
         self.directory = directory
         path = directory + "/audit.log"
         self.maxBytes = maxBytes
         self.keep = keep
-        watch = ChangeWatch(directory: directory, isLocal: isLocalFileSystem)
+        watch = ChangeWatch(directory: directory, file: nil, isLocal: isLocalFileSystem, afterWatching: afterWatching)
     }
 
     /// Tells a record that audit.log may have been rotated, removed or replaced since the log
@@ -187,12 +191,21 @@ final class AuditLog: Sendable {
             if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
         }
         return try reopening.withLock { _ in
+            // Set aside first, until the file is looked at: once `rearm` has drained the watch, a
+            // request finds it quiet, and must then wait here rather than append to the log held,
+            // which another vaultd may have rotated away meanwhile (`ChangeWatch`).
+            let heldLog = held.withLock { held in
+                defer { held = nil }
+                return held
+            }
             // The watch's events dropped before the file is looked at: what changes after leaves news.
             if news == .pending { watch.rearm() }
             // Another thread may have reopened it meanwhile.
             let current = try FileStatus.of(path, followSymlinks: false)
-            let heldLog = held.withLock { $0 }
-            if let log = heldLog, log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
+            if let log = heldLog, log.isFile(current), log.reserve(count, limit: maxBytes) {
+                held.withLock { $0 = log }
+                return log
+            }
             // Still the file held and no room: full, counting the bytes promised to records being
             // written, which its size on disk does not show yet. Another file (rotated by another
             // vaultd, replaced): full if its size says so.
@@ -202,7 +215,6 @@ final class AuditLog: Sendable {
             } else {
                 full = (current?.size).map { $0 + count > maxBytes } ?? false
             }
-            held.withLock { $0 = nil }
             try PrivateDirectory.create(directory)
             if full { try rotate() }
             let fd = try FileDescriptor.openPrivateLog(path)
