@@ -61,6 +61,16 @@ final class Connection: Sendable {
         }
     }
 
+    /// Closes a connection whose thread could not be started: its socket and what its peer holds
+    /// of the process (a pidfd, its /proc directory).
+    func abandon() {
+        state.withLock { state in
+            state = .closed
+            fd.close()
+        }
+        peer.close()
+    }
+
     /// Since when the connection has been idle, or nil while a request is under way (or it ended).
     var idleSince: Double? {
         state.withLock { state in
@@ -120,21 +130,21 @@ final class Connection: Sendable {
         }
     }
 
-    /// Idle again, since the last request was answered (blank lines do not count).
+    /// Idle again, since the last request was answered (blank lines do not count). Every change
+    /// to idle is one an admission may be looking for: from `finishing`, and from `busy` (a
+    /// request of blank lines only), which an admission that saw the connection busy must hear of
+    /// before it refuses (`SlotChanges.count`).
     private func becomeIdle(since: Double) {
-        let wasFinishing = state.withLock { state -> Bool in
+        let becameIdle = state.withLock { state -> Bool in
             switch state {
-            case .busy:
-                state = .idle(since: since)
-                return false
-            case .finishing:
+            case .busy, .finishing:
                 state = .idle(since: since)
                 return true
             case .idle, .evicted, .closed:
                 return false
             }
         }
-        if wasFinishing { slotChanges.changed() }
+        if becameIdle { slotChanges.changed() }
     }
 
     private func serve() {

@@ -198,7 +198,7 @@ public final class Daemon: @unchecked Sendable {
             logger.error("could not start a thread for connection \(number) from pid \(pid); closing it")
             connections.withLock { _ = $0.removeValue(forKey: number) }
             inFlight.leave()
-            client.close()
+            connection.abandon()
         }
     }
 
