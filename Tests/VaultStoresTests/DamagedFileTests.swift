@@ -94,6 +94,29 @@ import VaultCrypto
         }
     }
 
+    /// The records-length field says where the snapshot ends: a value that would wrap the sum
+    /// of the header, the records and the trailer (to 0, to the file's own size), or overflow a
+    /// signed size, is damage like any other, never a crash of the process that reads it (vaultd
+    /// reads the header to count items before any unlock).
+    @Test func hostileRecordsLengthsAreDamageNotACrash() throws {
+        let directory = TemporaryDirectory()
+        let (path, original) = try Self.smallVault(directory)
+        let frame = UInt64(VaultFileFormat.headerSize + VaultFileFormat.trailerSize)
+        let hostile: [UInt64] = [
+            UInt64.max, 0 &- frame, 0 &- frame &+ UInt64(original.count), 0 &- frame &+ 1,
+            UInt64(Int64.max), UInt64(Int64.max) - 100, 1 << 63, UInt64(original.count),
+        ]
+        for length in hostile {
+            var damaged = original
+            for index in 0..<8 { damaged[VaultFileFormat.keyBlockSize + 4 + index] = UInt8(truncatingIfNeeded: length >> (56 - 8 * index)) }
+            writeBytes(damaged, to: path)
+            #expect(throws: VaultError.self, "length \(length)") { try VaultFile.decodeEnvelope(damaged, path: path) }
+            #expect(Self.openError(path)?.code == .corruptVault, "length \(length)")
+            _ = fastStore(path).headerItemCount  // answers, whatever it says
+            #expect(readBytes(path) == damaged)
+        }
+    }
+
     @Test func aNewerFormatVersionIsNamed() throws {
         let directory = TemporaryDirectory()
         let (path, original) = try Self.smallVault(directory)

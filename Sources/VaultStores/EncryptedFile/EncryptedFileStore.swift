@@ -80,9 +80,12 @@ public final class EncryptedFileStore: PassphraseProtected {
                   Array(header[0..<VaultFileFormat.magic.count]) == VaultFileFormat.magic else { return -1 }
             let offset = VaultFileFormat.keyBlockSize
             let count = header[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-            let recordsLength = header[offset + 4..<offset + 12].reduce(0) { $0 << 8 | Int($1) }
-            guard let size = try? fd.status().size else { return -1 }
-            guard size > Int64(VaultFileFormat.headerSize + recordsLength + VaultFileFormat.trailerSize) else { return count }
+            let recordsLength = header[offset + 4..<offset + 12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            guard let size = try? fd.status().size, size >= 0 else { return -1 }
+            // A journal after the snapshot, if the file is longer than the header says; compared
+            // without adding to the length read from the file (a hostile one would overflow).
+            let frame = UInt64(VaultFileFormat.headerSize + VaultFileFormat.trailerSize)
+            guard UInt64(size) > frame, UInt64(size) - frame > recordsLength else { return count }
             guard size <= Int64(VaultFileFormat.maxFileSize), let bytes = try? fd.read(count: Int(size), at: 0),
                   let counted = try? Self.countItems(bytes, path: path) else { return -1 }
             return counted

@@ -76,11 +76,12 @@ struct VaultFile: Sendable {
             var reader = ByteReader(bytes, offset: VaultFileFormat.keyBlockSize)
             let recordCount = Int(try reader.readUInt32("record count"))
             let bodyLength = try reader.readUInt64("records length")
-            let expectedSize = UInt64(VaultFileFormat.headerSize) &+ bodyLength &+ UInt64(VaultFileFormat.trailerSize)
-            // Version 1 is exactly its snapshot; version 2 may have a journal after it.
-            guard expectedSize <= UInt64(bytes.count) else {
-                throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) of \(expectedSize) bytes")
+            // Version 1 is exactly its snapshot; version 2 may have a journal after it. Compared
+            // without adding to a length read from the file: a sum that wrapped would pass.
+            guard bodyLength <= UInt64(bytes.count - minimum) else {
+                throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) bytes, the records length says \(bodyLength) more than \(minimum)")
             }
+            let expectedSize = UInt64(minimum) + bodyLength
             let snapshotSize = Int(expectedSize)
             let checksumStart = snapshotSize - SHA256.digestSize
             let checksum = try SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<checksumStart]))
