@@ -205,6 +205,41 @@ import VaultCrypto
         }
         #expect(readBytes(copy) == before)
     }
+
+    /// `<vault>.lock` is opened with O_CREAT: through a symbolic link that would create (or
+    /// truncate nothing, but lock) a file of the link's choosing. A link, or a FIFO, there is
+    /// refused with the lock file's path, and the write leaves the vault as it was.
+    @Test func aLockFileThatIsASymbolicLinkOrAFIFOIsRefusedNotFollowed() throws {
+        for kind in ["link", "fifo"] {
+            let directory = TemporaryDirectory()
+            let (path, store) = try newVault(directory)
+            try store.set(key("svc", "acct"), secret: SecretBytes(utf8: "s3cret"), changes: ItemChanges())
+            let before = readBytes(path)
+            let lock = path + ".lock"
+            #expect(unlink(lock) == 0 || errno == ENOENT)
+            let target = directory.file("elsewhere")
+            if kind == "link" { symlink(target, lock) } else { #expect(mkfifo(lock, 0o600) == 0) }
+            #expect { try store.set(key("svc", "other"), secret: SecretBytes(utf8: "x"), changes: ItemChanges()) } throws: {
+                ($0 as? VaultError)?.code == .permissionDenied && "\($0)".contains(lock)
+            }
+            #expect(!FileManager.default.fileExists(atPath: target), "\(kind): the link's target was created")
+            let unchanged = readBytes(path) == before
+            #expect(unchanged, "\(kind): the vault was written")
+        }
+    }
+
+    /// A FIFO where the vault file is is refused, not waited on (a reader holding the store's
+    /// lock would block every request behind it): the path is looked at first, and the open that
+    /// follows does not wait either, should a FIFO be put there in between (O_NONBLOCK).
+    @Test func aFIFOInPlaceOfTheVaultIsRefusedWithoutWaiting() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db")
+        #expect(mkfifo(path, 0o600) == 0)
+        #expect { try fastStore(path).unlock(passphrase: testPassphrase) } throws: {
+            if case .notAVault? = $0 as? VaultError { return true }
+            return false
+        }
+    }
 }
 
 extension Array where Element == UInt8 {

@@ -534,7 +534,8 @@ public final class EncryptedFileStore: PassphraseProtected {
     private func readFile() throws -> ([UInt8], FileStatus) {
         let fd = try AtomicFileWriter.storage("open", path) {
             do {
-                return try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW)
+                // O_NONBLOCK: a FIFO put in its place is refused by `checkFile`, not waited on.
+                return try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
             } catch let error as Errno where error.rawValue == ELOOP {
                 throw symbolicLinkError
             }
