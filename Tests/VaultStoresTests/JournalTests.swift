@@ -303,7 +303,7 @@ import VaultCrypto
     /// the file no longer ends with the trailer and tag it read, read the file again and append
     /// after what is there, rather than chain an entry to a tag the file no longer has (after which
     /// every reader would reject the file): both with entries in the journal and with none.
-    @Test func aWriteAfterAStaleViewOfTheFileReadsItAgainAndChainsCorrectly() throws {
+    @Test(arguments: [false, true]) func aWriteAfterAStaleViewOfTheFileReadsItAgainAndChainsCorrectly(compacting: Bool) throws {
         for compactedBeforehand in [false, true] {
             let directory = TemporaryDirectory()
             let path = directory.file("vault.db")
@@ -319,7 +319,12 @@ import VaultCrypto
             try other.set(key("s", "later"), secret: SecretBytes(utf8: "3"), changes: ItemChanges())
 
             try stale.assumeFileUnchanged()
-            try stale.set(key("s", "mine"), secret: SecretBytes(utf8: "4"), changes: ItemChanges())
+            if compacting {
+                // Two items in one write: a compaction, which writes the whole table it holds.
+                try stale.add([(key("s", "mine"), SecretBytes(utf8: "4"), ItemChanges()), (key("t", "too"), SecretBytes(utf8: "5"), ItemChanges())])
+            } else {
+                try stale.set(key("s", "mine"), secret: SecretBytes(utf8: "4"), changes: ItemChanges())
+            }
 
             let reader = EncryptedFileStore(path: path, options: options)
             try reader.unlock(passphrase: testPassphrase)
@@ -328,5 +333,31 @@ import VaultCrypto
             #expect(try other.get(key("s", "mine")).secret == SecretBytes(utf8: "4"))
             #expect(try stale.get(key("s", "later")).secret == SecretBytes(utf8: "3"))
         }
+    }
+
+    /// A reader that has applied an entry another writer then cut (its `fdatasync` failed, so it
+    /// was never acknowledged) must not take a third writer's longer entry, written where the cut
+    /// one was, for the same file grown by a torn tail: it would keep the unacknowledged item and
+    /// miss the acknowledged one.
+    @Test func aReaderNoticesAnEntryItReadWasCutAndReplacedByALongerOne() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db")
+        let options = EncryptedFileStore.Options(kdfParameters: .minimum, lockTimeout: 30)
+        let stores = (0..<3).map { _ in EncryptedFileStore(path: path, options: options) }
+        let (writer, reader, third) = (stores[0], stores[1], stores[2])
+        for store in stores { try store.unlock(passphrase: testPassphrase) }
+        try writer.set(key("s", "base"), secret: SecretBytes(utf8: "0"), changes: ItemChanges())
+        for store in stores { _ = try store.list(service: nil) }
+        let before = try #require(FileStatus.of(path)?.size)
+        try writer.set(key("s", "cut"), secret: SecretBytes(utf8: "1234"), changes: ItemChanges())
+        let cutLength = try #require(FileStatus.of(path)?.size) - before
+        #expect(try reader.list(service: "s").map(\.key.account) == ["base", "cut"])
+        // The cut writer's failed sync, as its `append` undoes it.
+        #expect(truncate(path, Int(before)) == 0)
+        try third.set(key("s", "won"), secret: SecretBytes(utf8: "1234567"), changes: ItemChanges())
+        let longer = try #require(FileStatus.of(path)?.size) - before - cutLength
+        try #require((1...7).contains(longer), "the third entry is \(longer) bytes longer")
+        #expect(try reader.list(service: "s").map(\.key.account) == ["base", "won"])
+        #expect(try reader.get(key("s", "won")).secret == SecretBytes(utf8: "1234567"))
     }
 }

@@ -357,7 +357,14 @@ public final class EncryptedFileStore: PassphraseProtected {
         openState = nil  // changed in place below
         defer { openState = vault }
         let (result, changes) = try body(vault)
-        try commit(changes, to: &vault)
+        do {
+            try commit(changes, to: &vault)
+        } catch {
+            // What this process knows of the file may be off by what failed after its write was
+            // durable (an entry written, its `fstat` failing): the next use reads it whole.
+            vault.identity = nil
+            throw error
+        }
         return result
     }
 
@@ -378,10 +385,28 @@ public final class EncryptedFileStore: PassphraseProtected {
                 return
             }
         }
+        // A compaction writes the whole table: it must be the table of the file as it is now,
+        // or another process's acknowledged write would be dropped with the file it replaces.
+        if vault.identity != nil { try checkEndsAsRead(vault) }
         var updated = vault
         for change in changes { try updated.apply(change, path: path) }
         try persist(&updated)
         vault = updated
+    }
+
+    /// `StaleView` unless the file at the path is the one this process last read or wrote and
+    /// still ends as it did then (its identity from a descriptor opened here, under the lock:
+    /// on NFS an open revalidates what a `stat` may have served from its attribute cache).
+    private func checkEndsAsRead(_ vault: OpenVault) throws {
+        guard let known = vault.identity else { return }
+        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) }
+        try fd.closeAfter {
+            let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
+            guard status.sameFile(as: known) else { throw StaleView() }
+            if let journal = vault.journal {
+                guard try AtomicFileWriter.storage("read", path, { try Self.endsAsRead(fd, journal) }) else { throw StaleView() }
+            }
+        }
     }
 
     /// Cuts a torn last entry if there is one, writes `entry` at the journal's end and
@@ -393,9 +418,9 @@ public final class EncryptedFileStore: PassphraseProtected {
         let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDWR | O_NOFOLLOW) }
         try fd.closeAfter {
             let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
-            guard status.sameFile(as: known) else {
-                throw VaultError.unavailable("the vault file \(path) changed while it was being written, outside vault's lock; retry")
-            }
+            // Not the file last seen (a `stat` served from NFS's attribute cache, say): read it
+            // whole under the lock and make the change again (`mutate`).
+            guard status.sameFile(as: known) else { throw StaleView() }
             guard try AtomicFileWriter.storage("read", path, { try Self.endsAsRead(fd, journal) }) else { throw StaleView() }
             do {
                 if status.size != Int64(end) { try fd.truncate(to: end) }
@@ -500,7 +525,9 @@ public final class EncryptedFileStore: PassphraseProtected {
             guard status.device == known.device, status.inode == known.inode, status.size > known.size,
                   status.size <= Int64(VaultFileFormat.maxFileSize) else { return false }
             try checkFile(status)
-            guard try Self.snapshotUnchanged(fd, journal) else { return false }
+            // The last entry read must still be there too: one cut after a failed sync and
+            // overwritten by a longer one would otherwise pass for the same file grown.
+            guard try Self.endsAsRead(fd, journal) else { return false }
             let appended = try fd.read(count: Int(status.size) - journal.position.end, at: journal.position.end)
             try vault.readJournal(appended, path: path)
             vault.identity = status
