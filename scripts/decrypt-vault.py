@@ -153,6 +153,8 @@ def decrypt_items(data, dek):
         if left < 8:
             break
         length, check = struct.unpack(">II", data[offset:offset + 8])
+        if check != length ^ 0xFFFFFFFF and not any(data[offset:]):
+            break  # zeros to the end: an append torn by a power loss (file-format.md, reading step 8)
         if check != length ^ 0xFFFFFFFF or length > MAX_ENTRY:
             fail("a journal entry is damaged")
         if 8 + length + 60 > left:

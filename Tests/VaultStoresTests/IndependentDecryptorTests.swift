@@ -40,6 +40,42 @@ import VaultStores
         #expect(refused.status == 1 && refused.stderr.contains("wrong passphrase"))
     }
 
+    /// A power loss during an append can leave the file's size extended over blocks that were
+    /// never written: zeros to the end. That is a torn last entry (file-format.md, reading step
+    /// 8), for vault and for the decryptor written from the document; zeros followed by anything
+    /// else are damage for both. The next write cuts the zeros.
+    @Test func aTailOfZerosIsATornEntryForVaultAndTheDecryptor() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("vault.db")
+        let store = fastStore(path)
+        try store.unlock(passphrase: testPassphrase)
+        try store.set(key("s", "a"), secret: SecretBytes(utf8: "1"), changes: ItemChanges())
+        try store.set(key("s", "b"), secret: SecretBytes(utf8: "2"), changes: ItemChanges())
+        let written = readBytes(path)
+        let python = Self.packageRoot + "/.venv/bin/python", script = Self.packageRoot + "/scripts/decrypt-vault.py"
+        for zeros in [8, 60, 4096] {
+            writeBytes(written + [UInt8](repeating: 0, count: zeros), to: path)
+            let reader = fastStore(path)
+            try reader.unlock(passphrase: testPassphrase)
+            #expect(try reader.list(service: "s").map(\.key.account) == ["a", "b"], "\(zeros) zeros")
+            let decrypted = try run([python, script, path, passphraseFile(in: directory)])
+            #expect(decrypted.status == 0, "\(zeros) zeros: \(decrypted.stderr)")
+            // Anything after the zeros makes them damage.
+            writeBytes(written + [UInt8](repeating: 0, count: zeros) + [1], to: path)
+            #expect(DamagedFileTests.openError(path)?.code == .corruptVault, "\(zeros) zeros and a byte")
+            #expect(try run([python, script, path, passphraseFile(in: directory)]).status != 0)
+        }
+        writeBytes(written + [UInt8](repeating: 0, count: 4096), to: path)
+        let writer = fastStore(path)
+        try writer.unlock(passphrase: testPassphrase)
+        try writer.set(key("s", "c"), secret: SecretBytes(utf8: "3"), changes: ItemChanges())
+        let after = readBytes(path)
+        #expect(Array(after.prefix(written.count)) == written && !after.suffix(after.count - written.count).starts(with: [0, 0, 0, 0, 0, 0, 0, 0]))
+        let reopened = fastStore(path)
+        try reopened.unlock(passphrase: testPassphrase)
+        #expect(try reopened.list(service: "s").map(\.key.account) == ["a", "b", "c"])
+    }
+
     /// The attack a passphrase change must defeat: an old copy of the file plus the old
     /// passphrase give the old data key; with it, try to read what was written after the change.
     @Test func anOldCopyAndTheOldPassphraseDecryptNothingWrittenAfterAChange() throws {

@@ -75,7 +75,13 @@ enum VaultJournal {
                 .corruptVault(path: path, detail: "journal entry \(number) (at byte \(start + offset)) \(detail)")
             }
             let length = try reader.readUInt32("length"), check = try reader.readUInt32("length check")
-            guard check == ~length else { throw damaged("has a damaged length") }
+            guard check == ~length else {
+                // Zeros from here to the end: the file's size was extended over blocks never
+                // written (a power loss during an append that was not acknowledged). No entry
+                // starts with zeros (its check would be all ones): a torn entry, not damage.
+                if bytes[offset...].allSatisfy({ $0 == 0 }) { break }
+                throw damaged("has a damaged length")
+            }
             guard length <= maxBodySize else { throw damaged("claims \(length) bytes") }
             let size = headerSize + Int(length) + trailerSize
             if size > left { break }  // torn: a writer stopped while appending it
