@@ -144,7 +144,7 @@ import VaultTestSupport
     @Test func aRecordArrivingWhileAnotherReopensTheLogWaitsForIt() throws {
         let directory = TemporaryDirectory()
         let key = try SecureRandom.secretBytes(AESGCM.keySize)
-        let rotated = Atomic<Bool>(false), raced = Atomic<Bool>(false), finished = Atomic<Bool>(false)
+        let rotated = Atomic<Bool>(false), raced = Atomic<Bool>(false), writtenWhileReopening = Atomic<Bool>(false)
         let done = DispatchSemaphore(value: 0)
         let box = Mutex<AuditLog?>(nil)
         let log = AuditLog(directory: directory.file("vault"), isLocalFileSystem: { _ in true }, afterWatching: {
@@ -152,11 +152,10 @@ import VaultTestSupport
             guard rotated.load(ordering: .relaxed), !raced.exchange(true, ordering: .relaxed), let log = box.withLock({ $0 }) else { return }
             Thread.detachNewThread {
                 try? log.append(entry(2), key: key)
-                finished.store(true, ordering: .relaxed)
                 done.signal()
             }
             // While this thread reopens, the other's record must not be written anywhere.
-            _ = done.wait(timeout: .now() + 0.5)
+            if done.wait(timeout: .now() + 0.5) == .success { writtenWhileReopening.store(true, ordering: .relaxed) }
         })
         box.withLock { $0 = log }
         // The directory there first, so that the watch is armed from the first record; the second
@@ -169,7 +168,7 @@ import VaultTestSupport
         try log.append(entry(3), key: key)
         let reopened = raced.load(ordering: .relaxed)
         #expect(reopened, "the log was not reopened after the rotation")
-        let writtenMeanwhile = finished.load(ordering: .relaxed)
+        let writtenMeanwhile = writtenWhileReopening.load(ordering: .relaxed)
         #expect(!writtenMeanwhile, "a record was written while the log was being reopened")
         if reopened, !writtenMeanwhile { #expect(done.wait(timeout: .now() + 10) == .success) }
         func lines(_ file: String) -> Int { ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").count }
