@@ -31,10 +31,11 @@ public struct SecretFields: Sendable {
     /// The fields a request's payloads read as secrets (docs/protocol.md).
     static let requestKeys: Set<String> = ["secret", "secret_b64", "passphrase", "new_passphrase", "password", "session"]
 
-    /// Reads and blanks `keys` of the object at `path` in `line`. A line that is not a JSON object
-    /// is left for `JSONDecoder` to refuse. Throws `VaultError.invalidInput` for a value that is
-    /// not a valid JSON string (it is blanked all the same), for a key given twice, and, after
-    /// wiping the whole line, for a line whose structure breaks off.
+    /// Reads and blanks `keys` of the object at `path` in `line`. Throws `VaultError.invalidInput`
+    /// for a value that is not a valid JSON string (it is blanked all the same), for a key given
+    /// twice, and, after wiping the whole line, for a line that is not one JSON object (an array,
+    /// two objects run together, anything after the object) or whose structure breaks off:
+    /// `JSONDecoder` would refuse those lines too, but only after copying them, secrets and all.
     public static func extract(from line: inout [UInt8], path: [String] = [], keys: Set<String>) throws -> SecretFields {
         try line.withUnsafeMutableBytes { try extract(from: $0, path: path, keys: keys) }
     }
@@ -43,7 +44,9 @@ public struct SecretFields: Sendable {
         var scanner = Scanner(bytes: line, keys: keys, result: SecretFields(path: path))
         do {
             scanner.skipWhitespace()
-            if scanner.peek == UInt8(ascii: "{") { try scanner.object(path: path[...]) }
+            try scanner.object(path: path[...])
+            scanner.skipWhitespace()
+            guard scanner.peek == nil else { throw Broken() }
         } catch {
             SecretBytes.wipe(line)
             throw VaultError.invalidInput("malformed JSON: a line is one JSON object")
@@ -145,7 +148,14 @@ public struct SecretFields: Sendable {
                 let isNull = index + 4 <= bytes.count && bytes[index] == UInt8(ascii: "n") && bytes[index + 1] == UInt8(ascii: "u")
                     && bytes[index + 2] == UInt8(ascii: "l") && bytes[index + 3] == UInt8(ascii: "l")
                 if result.fields[key] == nil { result.fields[key] = isNull ? .null : .notString }
+                let start = index
                 try skipValue()
+                // Blanked too (the payload refuses it): an array of numbers can hold a secret's
+                // bytes. `null` and spaces, or `0` where that does not fit: the same length.
+                if !isNull {
+                    let blank = Array((index - start >= 4 ? "null" : "0").utf8)
+                    for position in start..<index { bytes[position] = position - start < blank.count ? blank[position - start] : 0x20 }
+                }
                 return
             }
             let start = index

@@ -73,8 +73,34 @@ import VaultProtocol
         let nested = try extract(response, path: ["result", "item"])
         #expect(try nested.fields.string("secret")?.unprotectedBytes == Array("yes".utf8))
         #expect(nested.line.components(separatedBy: "\"no\"").count == 3 && !nested.line.contains("yes"))
-        // A line that is not an object is left for JSONDecoder to refuse.
-        #expect(try extract(#"["secret","x"]"#).line == #"["secret","x"]"#)
+    }
+
+    /// A line that is not one JSON object is refused here and wiped whole, before JSONDecoder
+    /// (which refuses it too) could copy the secrets in it; a secret that is not a string is
+    /// blanked as well.
+    @Test func aLineThatIsNotOneObjectIsWipedAndRefused() throws {
+        let lines = [
+            #"[{"op":"add","service":"s","account":"a","secret":"hunter2"}]"#,
+            #"{"op":"set","service":"s","account":"a","secret":"p"}{"secret":"hunter2"}"#,
+            #"{"op":"set","secret":"p"} "hunter2""#,
+            #""hunter2""#,
+        ]
+        for text in lines {
+            var line = Array(text.utf8)
+            #expect(throws: VaultError.self, "\(text)") { try SecretFields.extract(from: &line, keys: keys) }
+            #expect(line.allSatisfy { $0 == 0 }, "\(text)")
+        }
+        for text in [#"{"op":"add","secret":{"v":"hunter2"}}"#, #"{"op":"add","secret":[104,117,110,116]}"#, #"{"secret":7}"#] {
+            var line = Array(text.utf8)
+            let fields = try SecretFields.extract(from: &line, keys: keys)
+            #expect { try fields.string("secret") } throws: { "\($0)" == "field 'secret' must be a string" }
+            let blanked = String(decoding: line, as: UTF8.self)
+            #expect(!blanked.contains("hunter2") && !blanked.contains("104") && line.count == text.utf8.count, "\(blanked)")
+            #expect((try? JSONSerialization.jsonObject(with: Data(line))) != nil, "still JSON: \(blanked)")
+        }
+        // Whitespace after the object is not more data.
+        var spaced = Array(#" {"secret":"x"} "#.utf8) + [0x0D]
+        #expect(try SecretFields.extract(from: &spaced, keys: keys).string("secret")?.unprotectedBytes == Array("x".utf8))
     }
 
     @Test func typesNullsAndDuplicates() throws {
