@@ -78,12 +78,14 @@ public struct LineBuffer: ~Copyable, @unchecked Sendable {
         let unread = UnsafeRawBufferPointer(rebasing: storage[start..<end])
         guard let found = unread[scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
             scanned = unread.count
-            return unread.count > limit ? .tooLong : .needMore
+            // A CR just buffered may end a line of exactly `limit` bytes: the CR does not count.
+            let endsInCR = unread.last == UInt8(ascii: "\r")
+            return unread.count > limit + (endsInCR ? 1 : 0) ? .tooLong : .needMore
         }
         let newline = found - unread.startIndex
-        if newline > limit { return .tooLong }
         var length = newline
         if length > 0 && unread[unread.startIndex + length - 1] == UInt8(ascii: "\r") { length -= 1 }
+        if length > limit { return .tooLong }
         let line = Array(UnsafeRawBufferPointer(rebasing: unread.prefix(length)))
         SecretBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: storage[start..<(start + newline + 1)]))
         start += newline + 1

@@ -37,6 +37,27 @@ import VaultProtocol
         #expect(chunked == [[UInt8](repeating: 66, count: 10)])
     }
 
+    /// The CR of a CRLF ending is not part of the line (docs/protocol.md): a line of exactly the
+    /// limit fits with it, whether the CR arrives with the newline or alone before it; one byte
+    /// more does not, nor does a line whose own bytes end in CR past the limit.
+    @Test func aCRBeforeTheNewlineDoesNotCountTowardTheLimit() {
+        let exact = [UInt8](repeating: 65, count: 10)
+        var whole = LineBuffer(limit: 10)
+        whole.append(exact + [13, 10])
+        #expect(whole.next() == .line(exact))
+        var split = LineBuffer(limit: 10)
+        split.append(exact + [13])
+        #expect(split.next() == .needMore)
+        split.append([10])
+        #expect(split.next() == .line(exact))
+        var over = LineBuffer(limit: 10)
+        over.append(exact + [65, 13, 10])
+        #expect(over.next() == .tooLong)
+        var early = LineBuffer(limit: 10)
+        early.append(exact + [13, 13])
+        #expect(early.next() == .tooLong)
+    }
+
     /// Every line of `text` + "\n", appended `chunk` bytes at a time.
     static func lines(of text: [UInt8], limit: Int, chunk: Int) -> [[UInt8]] {
         var buffer = LineBuffer(limit: limit)
