@@ -60,6 +60,11 @@ public enum MessageCodec {
                 decoder.userInfo[SecretFields.userInfoKey] = try SecretFields.extract(
                     from: &line, path: carrier.secretPath, keys: carrier.secretKeys)
             }
+            // JSONDecoder looks inside a string only when something decodes it, so a field nobody
+            // reads could carry malformed UTF-8 or raw control bytes: refused here, whatever field.
+            guard line.withUnsafeBytes({ UTF8Validation.isValid($0) && !$0.contains { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D } }) else {
+                throw VaultError.invalidInput("malformed JSON: a line is UTF-8 text without raw control characters")
+            }
             return try decoder.decode(type, from: Data(line))
         } catch let error as DecodingError {
             throw VaultError.invalidInput(describe(error))

@@ -75,6 +75,17 @@ import VaultProtocol
         #expect(nested.line.components(separatedBy: "\"no\"").count == 3 && !nested.line.contains("yes"))
     }
 
+    /// Malformed UTF-8 or a raw control byte anywhere in a line is an error (protocol.md), also in
+    /// a field no payload reads, which JSONDecoder alone would never look inside.
+    @Test func malformedTextInAFieldNobodyReadsIsRefused() throws {
+        for junk in [[0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0x00], [0x01], [0x1B]] as [[UInt8]] {
+            var line = Array(#"{"id":1,"op":"status","junk":""#.utf8) + junk + Array(#""}"#.utf8)
+            #expect(throws: VaultError.self, "\(junk)") { try MessageCodec.decode(RequestLine.self, from: &line) }
+        }
+        var fine = Array(#"{"id":1,"op":"status","junk":"ünï\u0001\t"}"#.utf8)
+        #expect(try MessageCodec.decode(RequestLine.self, from: &fine).id == .number(1))
+    }
+
     /// A line that is not one JSON object is refused here and wiped whole, before JSONDecoder
     /// (which refuses it too) could copy the secrets in it; a secret that is not a string is
     /// blanked as well.
