@@ -46,9 +46,7 @@ import VaultStores
     /// else are damage for both. The next write cuts the zeros.
     @Test func aTailOfZerosIsATornEntryForVaultAndTheDecryptor() throws {
         let directory = TemporaryDirectory()
-        let path = directory.file("vault.db")
-        let store = fastStore(path)
-        try store.unlock(passphrase: testPassphrase)
+        let (path, store) = try newVault(directory)
         try store.set(key("s", "a"), secret: SecretBytes(utf8: "1"), changes: ItemChanges())
         try store.set(key("s", "b"), secret: SecretBytes(utf8: "2"), changes: ItemChanges())
         let written = readBytes(path)

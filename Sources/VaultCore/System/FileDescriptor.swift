@@ -17,12 +17,18 @@ public struct FileDescriptor: Sendable, Hashable {
         return FileDescriptor(rawValue: fd)
     }
 
-    /// Opens `path` for appending, as a private log: never through a symbolic link (`O_NOFOLLOW`),
-    /// never waiting on a FIFO (`O_NONBLOCK`), created with mode 0600 whatever the umask. What is
-    /// opened must then be a regular file owned by `user` with mode 0600, else it is closed and
-    /// `UntrustedPath` thrown (nothing was written); `Errno` when it cannot be opened at all.
+    /// Opens `path` for appending, as a private log (`openPrivateFile`).
     public static func openPrivateLog(_ path: String, user: UInt32 = FileSystem.currentUserID) throws -> FileDescriptor {
-        let flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK
+        try openPrivateFile(path, O_WRONLY | O_APPEND, user: user)
+    }
+
+    /// Opens `path` with `access` (`O_WRONLY | O_APPEND`, `O_RDWR`, ...) as a private file: never
+    /// through a symbolic link (`O_NOFOLLOW`), never waiting on a FIFO (`O_NONBLOCK`), created with
+    /// mode 0600 whatever the umask. What is opened must then be a regular file owned by `user`
+    /// with mode 0600, else it is closed and `UntrustedPath` thrown (nothing was written); `Errno`
+    /// when it cannot be opened at all.
+    public static func openPrivateFile(_ path: String, _ access: Int32, user: UInt32 = FileSystem.currentUserID) throws -> FileDescriptor {
+        let flags = access | O_NOFOLLOW | O_NONBLOCK
         let fd: FileDescriptor
         var created = false
         do {

@@ -82,10 +82,8 @@ public final class EncryptedFileStore: PassphraseProtected {
             let count = header[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
             let recordsLength = header[offset + 4..<offset + 12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             guard let size = try? fd.status().size, size >= 0 else { return -1 }
-            // A journal after the snapshot, if the file is longer than the header says; compared
-            // without adding to the length read from the file (a hostile one would overflow).
-            let frame = UInt64(VaultFileFormat.headerSize + VaultFileFormat.trailerSize)
-            guard UInt64(size) > frame, UInt64(size) - frame > recordsLength else { return count }
+            // A journal after the snapshot, if the file is longer than the header says.
+            guard let snapshotSize = VaultFile.snapshotSize(recordsLength: recordsLength, fileSize: Int(size)), snapshotSize < size else { return count }
             guard size <= Int64(VaultFileFormat.maxFileSize), let bytes = try? fd.read(count: Int(size), at: 0),
                   let counted = try? Self.countItems(bytes, path: path) else { return -1 }
             return counted
@@ -387,25 +385,30 @@ public final class EncryptedFileStore: PassphraseProtected {
         }
         // A compaction writes the whole table: it must be the table of the file as it is now,
         // or another process's acknowledged write would be dropped with the file it replaces.
-        if vault.identity != nil { try checkEndsAsRead(vault) }
+        if let known = vault.identity { try openAsRead(O_RDONLY, known: known, journal: vault.journal).fd.close() }
         var updated = vault
         for change in changes { try updated.apply(change, path: path) }
         try persist(&updated)
         vault = updated
     }
 
-    /// `StaleView` unless the file at the path is the one this process last read or wrote and
-    /// still ends as it did then (its identity from a descriptor opened here, under the lock:
-    /// on NFS an open revalidates what a `stat` may have served from its attribute cache).
-    private func checkEndsAsRead(_ vault: OpenVault) throws {
-        guard let known = vault.identity else { return }
-        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) }
-        try fd.closeAfter {
+    /// The file at the path, opened with `access`, and its status; `StaleView` unless it is the
+    /// file this process last read or wrote (`known`) and still ends as it did then (`journal`).
+    /// Its identity comes from the descriptor opened here, under the lock: on NFS an open
+    /// revalidates what a `stat` may have served from its attribute cache. A file that is not
+    /// the one last seen is read whole and the change made again (`mutate`).
+    private func openAsRead(_ access: Int32, known: FileStatus, journal: OpenVault.Journal?) throws -> (fd: FileDescriptor, status: FileStatus) {
+        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, access | O_NOFOLLOW | O_NONBLOCK) }
+        do {
             let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
             guard status.sameFile(as: known) else { throw StaleView() }
-            if let journal = vault.journal {
+            if let journal {
                 guard try AtomicFileWriter.storage("read", path, { try Self.endsAsRead(fd, journal) }) else { throw StaleView() }
             }
+            return (fd, status)
+        } catch {
+            fd.close()
+            throw error
         }
     }
 
@@ -415,13 +418,8 @@ public final class EncryptedFileStore: PassphraseProtected {
     private func append(_ entry: [UInt8], tag: [UInt8], to vault: inout OpenVault) throws {
         guard var journal = vault.journal, let known = vault.identity else { preconditionFailure("appending to a file without a journal") }
         let end = journal.position.end
-        let fd = try AtomicFileWriter.storage("open", path) { try FileDescriptor.open(path, O_RDWR | O_NOFOLLOW) }
+        let (fd, status) = try openAsRead(O_RDWR, known: known, journal: journal)
         try fd.closeAfter {
-            let status = try AtomicFileWriter.storage("inspect", path) { try fd.status() }
-            // Not the file last seen (a `stat` served from NFS's attribute cache, say): read it
-            // whole under the lock and make the change again (`mutate`).
-            guard status.sameFile(as: known) else { throw StaleView() }
-            guard try AtomicFileWriter.storage("read", path, { try Self.endsAsRead(fd, journal) }) else { throw StaleView() }
             do {
                 if status.size != Int64(end) { try fd.truncate(to: end) }
                 try fd.write(entry, at: end)

@@ -76,20 +76,17 @@ struct VaultFile: Sendable {
             var reader = ByteReader(bytes, offset: VaultFileFormat.keyBlockSize)
             let recordCount = Int(try reader.readUInt32("record count"))
             let bodyLength = try reader.readUInt64("records length")
-            // Version 1 is exactly its snapshot; version 2 may have a journal after it. Compared
-            // without adding to a length read from the file: a sum that wrapped would pass.
-            guard bodyLength <= UInt64(bytes.count - minimum) else {
+            // Version 1 is exactly its snapshot; version 2 may have a journal after it.
+            guard let snapshotSize = VaultFile.snapshotSize(recordsLength: bodyLength, fileSize: bytes.count) else {
                 throw VaultError.corruptVault(path: path, detail: "truncated: \(bytes.count) bytes, the records length says \(bodyLength) more than \(minimum)")
             }
-            let expectedSize = UInt64(minimum) + bodyLength
-            let snapshotSize = Int(expectedSize)
             let checksumStart = snapshotSize - SHA256.digestSize
             let checksum = try SHA256.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<checksumStart]))
             guard checksum == Array(bytes[checksumStart..<snapshotSize]) else {
                 throw VaultError.corruptVault(path: path, detail: "checksum mismatch")
             }
             guard version >= 2 || snapshotSize == bytes.count else {
-                throw VaultError.corruptVault(path: path, detail: "length fields say \(expectedSize) bytes, the file has \(bytes.count)")
+                throw VaultError.corruptVault(path: path, detail: "length fields say \(snapshotSize) bytes, the file has \(bytes.count)")
             }
             do {
                 var keyBlock = try decodeKeyBlock(bytes, path: path)
@@ -99,6 +96,15 @@ struct VaultFile: Sendable {
                 throw VaultError.corruptVault(path: path, detail: error.description)
             }
         }
+    }
+
+    /// Where the snapshot a header's `records-length` describes ends, or nil when a file of
+    /// `fileSize` bytes is too short to hold it. Compared without adding to the length read from
+    /// the file: a hostile one near 2^64 would wrap the sum.
+    static func snapshotSize(recordsLength: UInt64, fileSize: Int) -> Int? {
+        let frame = VaultFileFormat.headerSize + VaultFileFormat.trailerSize
+        guard fileSize >= frame, recordsLength <= UInt64(fileSize - frame) else { return nil }
+        return frame + Int(recordsLength)
     }
 
     /// Parses the records section. Call only after `verify`.

@@ -28,29 +28,16 @@ struct VaultFileLock {
         return try body()
     }
 
-    /// The lock file, created 0600 if missing: never through a symbolic link (whose target
-    /// `O_CREAT` would create), never waiting on a FIFO, and only a regular file of the user's.
+    /// The lock file, a private file (`FileDescriptor.openPrivateFile`): never through a symbolic
+    /// link (whose target `O_CREAT` would create), never waiting on a FIFO, a regular file of the
+    /// user's with mode 0600.
     private func open() throws -> FileDescriptor {
-        let fd: FileDescriptor
         do {
-            fd = try FileDescriptor.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK, mode: 0o600)
-        } catch let error as Errno where error.rawValue == ELOOP {
-            throw VaultError.insecurePermissions(path: path, detail: "it is a symbolic link; remove it (vault makes it again)")
+            return try FileDescriptor.openPrivateFile(path, O_RDWR)
+        } catch let problem as UntrustedPath {
+            throw VaultError.insecurePermissions(path: path, detail: "\(problem)")
         } catch let error as Errno {
             throw VaultError.storage(operation: "open the lock file for", path: path, errno: error)
-        }
-        do {
-            let status = try AtomicFileWriter.storage("inspect the lock file", path) { try fd.status() }
-            guard status.isRegularFile else {
-                throw VaultError.insecurePermissions(path: path, detail: "it is not a regular file; remove it (vault makes it again)")
-            }
-            guard status.owner == FileSystem.currentUserID else {
-                throw VaultError.insecurePermissions(path: path, detail: "it is owned by uid \(status.owner), not by you (uid \(FileSystem.currentUserID))")
-            }
-            return fd
-        } catch {
-            fd.close()
-            throw error
         }
     }
 }
