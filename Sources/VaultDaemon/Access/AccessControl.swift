@@ -10,7 +10,7 @@ import VaultProtocol
 /// rule applies from the very next request either way.
 final class AccessControl: Sendable {
     /// An approver's "for N minutes": this program may read this item until `until` (monotonic).
-    private struct Grant {
+    private struct TimedGrant {
         var item: ItemKey
         var path: String
         var hash: String
@@ -23,7 +23,7 @@ final class AccessControl: Sendable {
     /// `--confirm-all`: every item needs the approver, as if each were marked `confirm`.
     let confirmAll: Bool
     private let logger: Logger
-    private let grants = Mutex([Grant]())
+    private let grants = Mutex([TimedGrant]())
     private let cachedRules: StoreCache<AccessRules>
     /// The audit key, or nil while it does not exist yet.
     private let cachedAuditKey: StoreCache<SecretBytes?>
@@ -47,21 +47,22 @@ final class AccessControl: Sendable {
         try store.read { active in try cachedRules.value(in: active) { try AccessRules.load(from: $0) } }
     }
 
-    /// Throws `denied` unless the request's caller may read `item`: the item has no rules (and
-    /// not `--confirm-all`), a rule
-    /// names the caller's program (path and content), an approver's grant for a while covers
-    /// it, or, for an item that needs confirmation, the approver says yes now.
-    func checkRead(_ item: ItemKey, op: Operation, _ context: RequestContext) throws {
-        context.item = item
+    /// How access to a guarded item was granted, for its audit record: "rule", "approved once",
+    /// ...; nil for an unguarded item.
+    typealias Grant = String
+
+    /// Throws `denied` unless `caller` may read `item`: the item has no rules (and not
+    /// `--confirm-all`), a rule names the caller's program (path and content), an approver's
+    /// grant for a while covers it, or, for an item that needs confirmation, the approver says
+    /// yes now. Returns how access was granted.
+    func checkRead(_ item: ItemKey, op: Operation, caller: CallerIdentity) throws -> Grant? {
         let rules = try currentRules()
-        let caller = context.caller
         let verdict = rules.verdict(for: item, caller: caller)
         switch verdict {
         case .unguarded where !confirmAll:
-            return
+            return nil
         case .allowed:
-            context.grant = "rule"
-            return
+            return "rule"
         case .unguarded, .changed, .notAllowed:
             break
         }
@@ -70,16 +71,14 @@ final class AccessControl: Sendable {
             grants.removeAll { $0.until <= now }
             return grants.contains { $0.item == item && $0.path == principal.path && $0.hash == principal.hash }
         }) {
-            context.grant = "approved for a while"
-            return
+            return "approved for a while"
         }
         guard confirmAll || rules.entry(item)?.confirm == true else { throw Self.refusal(verdict, item: item, caller: caller, rules: rules) }
-        try askApprover(op: op, item: item, context)
+        return try askApprover(op: op, item: item, caller: caller)
     }
 
-    /// Asks the approver; returns when it approved (writing the rule or grant it asked for).
-    func askApprover(op: Operation, item: ItemKey, _ context: RequestContext) throws {
-        let caller = context.caller
+    /// Asks the approver; returns how it approved (writing the rule or grant it asked for).
+    func askApprover(op: Operation, item: ItemKey, caller: CallerIdentity) throws -> Grant {
         let answer: ApprovalBroker.Answer
         // The answer may take seconds: what the request reads afterwards is read anew.
         defer { StoreCheckScope.checkAgain() }
@@ -90,17 +89,18 @@ final class AccessControl: Sendable {
             throw error
         }
         let principal = caller.principal
+        let grant: Grant
         switch answer {
         case .once:
-            context.grant = "approved once"
+            grant = "approved once"
         case .minutes(let minutes):
-            context.grant = "approved for \(minutes) minutes"
+            grant = "approved for \(minutes) minutes"
             if let principal {
                 let until = Clock.monotonicSeconds() + Double(minutes) * 60
-                grants.withLock { $0.append(Grant(item: item, path: principal.path, hash: principal.hash, until: until)) }
+                grants.withLock { $0.append(TimedGrant(item: item, path: principal.path, hash: principal.hash, until: until)) }
             }
         case .always:
-            context.grant = "approved always"
+            grant = "approved always"
             if let principal { try allow(item, path: principal.path, hash: principal.hash) }
         case .deny, .timedOut, .approverGone, .tooManyWaiting:
             let why = switch answer {
@@ -112,7 +112,8 @@ final class AccessControl: Sendable {
             record(op: "approve", item: item, result: VaultErrorCode.denied.rawValue, caller: caller, grant: why)
             throw VaultError.denied("\(why): \(caller.summary) may not read \(item)")
         }
-        record(op: "approve", item: item, result: "ok", caller: caller, grant: context.grant)
+        record(op: "approve", item: item, result: "ok", caller: caller, grant: grant)
+        return grant
     }
 
     /// Adds an allow rule for the program at `path` with content hash `hash`.

@@ -4,42 +4,19 @@ import VaultProtocol
 /// allow, disallow, rules, audit, approve_next, approve_answer: access rules, the audit log and
 /// the approver (`AccessControl`).
 extension RequestDispatcher {
-    func allow(_ request: AccessRuleRequest, _ context: RequestContext) throws -> ResultBody {
+    func allow(_ request: AccessRuleRequest, _ caller: CallerIdentity) throws -> ResultBody {
         let item = try ItemKey(service: request.service, account: request.account)
-        context.item = item
-        let path = try Self.programPath(request.path)
-        guard let hash = ExecutableHashes.shared.hash(ofFile: path) else {
-            throw VaultError.invalidInput("\(path) is not a regular file vaultd can read, so it cannot be pinned: name the program's file")
-        }
-        // Loosening the rules of an item that needs confirmation needs the approver too, or any
-        // program could allow itself.
-        if try access.confirmAll || access.rules(of: item)?.confirm == true {
-            try access.askApprover(op: .allow, item: item, context)
-        }
-        return Self.result(rules: AccessRulesBody(try access.allow(item, path: path, hash: hash), item: item))
+        return Self.result(rules: AccessRulesBody(try items.allow(item, program: request.path ?? "", by: caller), item: item))
     }
 
-    func disallow(_ request: AccessRuleRequest, _ context: RequestContext) throws -> ResultBody {
+    func disallow(_ request: AccessRuleRequest, _ caller: CallerIdentity) throws -> ResultBody {
         let item = try ItemKey(service: request.service, account: request.account)
-        context.item = item
-        guard let given = request.path, given.hasPrefix("/") else { throw VaultError.invalidInput("disallow takes the program's absolute path") }
-        // The file may be gone: match the path as given and as it resolves now.
-        let paths = Set([given, PeerProcess.realPath(given)].compactMap { $0 })
-        var removed = false
-        let entry = try access.updateRules(item) { entry in
-            let before = entry.allow.count
-            entry.allow.removeAll { paths.contains($0.path) }
-            removed = entry.allow.count < before
-        }
-        guard removed else {
-            throw VaultError.invalidInput("no rule allows \(given.replacingControlCharacters()) to read \(item); vaultctl rules \(item.service.shellQuoted) \(item.account.shellQuoted) lists them")
-        }
-        return Self.result(rules: AccessRulesBody(entry, item: item))
+        return Self.result(rules: AccessRulesBody(try items.disallow(item, program: request.path, by: caller), item: item))
     }
 
     func rules(_ request: AccessRuleRequest) throws -> ResultBody {
         let item = try ItemKey(service: request.service, account: request.account)
-        return Self.result(rules: AccessRulesBody(try access.rules(of: item), item: item))
+        return Self.result(rules: AccessRulesBody(try items.rules(of: item), item: item))
     }
 
     /// The audit records since `since` or after `after`; when there are none and `wait` is
@@ -66,8 +43,8 @@ extension RequestDispatcher {
         }
     }
 
-    func approveNext(_ request: ApprovalWait, _ context: RequestContext) throws -> ResultBody {
-        guard let peer = context.peer else { throw VaultError.invalidInput("approve_next needs a connection that stays open") }
+    func approveNext(_ request: ApprovalWait, _ peer: PeerProcess?) throws -> ResultBody {
+        guard let peer else { throw VaultError.invalidInput("approve_next needs a connection that stays open") }
         let wait = min(max(request.wait ?? 20, 0), 25)
         var result = ResultBody()
         result.approval = access.broker.next(approver: ObjectIdentifier(peer), hungUp: { peer.hasHungUp }, seconds: wait)
@@ -92,15 +69,6 @@ extension RequestDispatcher {
             throw VaultError.invalidInput("request \(request.id) is no longer waiting for an answer (answered, timed out, or its caller gave up)")
         }
         return ResultBody()
-    }
-
-    /// An absolute path, resolved (symbolic links, `..`) to the file a caller's /proc/PID/exe shows.
-    static func programPath(_ given: String?) throws -> String {
-        guard let given, given.hasPrefix("/") else { throw VaultError.invalidInput("name the program by its absolute path") }
-        guard let resolved = PeerProcess.realPath(given) else {
-            throw VaultError.invalidInput("\(given.replacingControlCharacters()) does not exist: name the program's file")
-        }
-        return resolved
     }
 }
 

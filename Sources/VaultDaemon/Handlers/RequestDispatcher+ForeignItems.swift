@@ -13,37 +13,44 @@ extension RequestDispatcher {
 
     /// Rules apply under the name the answer gives the item: its schema as service, its account
     /// attribute as account (`vaultctl allow org.freedesktop.Secret.Generic USER PROGRAM`, say).
-    func foreignGet(_ query: ForeignQuery, _ context: RequestContext) throws -> ResultBody {
-        let schema = try checked(query)
-        let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
-        guard let (item, secret) = found else { return ResultBody() }
-        if let key = try? ItemKey(service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "") {
-            try access.checkRead(key, op: .foreignGet, context)
+    func foreignGet(_ query: ForeignQuery, _ caller: CallerIdentity) throws -> ResultBody {
+        try items.audited(.foreignGet, nil, by: caller) { facts in
+            let schema = try checked(query)
+            let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
+            guard let (item, secret) = found else { return ResultBody() }
+            if let key = try? ItemKey(service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "") {
+                facts.item = key
+                facts.grant = try access.checkRead(key, op: .foreignGet, caller: caller)
+            }
+            logger.debug("foreign_get \(schema.rawValue) item")
+            var body = ItemBody(
+                service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "", label: item.label, comment: "",
+                kind: ItemKind.secret.rawValue, created: Timestamp.rfc3339(milliseconds: item.created),
+                modified: Timestamp.rfc3339(milliseconds: item.modified), secret: secret)
+            body.attributes = item.attributes
+            return ResultBody(item: body)
         }
-        logger.debug("foreign_get \(schema.rawValue) item")
-        var body = ItemBody(
-            service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "", label: item.label, comment: "",
-            kind: ItemKind.secret.rawValue, created: Timestamp.rfc3339(milliseconds: item.created),
-            modified: Timestamp.rfc3339(milliseconds: item.modified), secret: secret)
-        body.attributes = item.attributes
-        return ResultBody(item: body)
     }
 
-    func foreignSet(_ write: ForeignWrite, _ context: RequestContext) throws -> ResultBody {
-        let schema = try ForeignSchema.named(write.schema)
-        try schema.validate(write.attributes, writing: true)
-        let written = try store.perform { store in
-            try (store as? any ForeignItemStore)?.setForeignItem(schema, attributes: write.attributes, label: write.label, secret: write.secret) ?? []
+    func foreignSet(_ write: ForeignWrite, _ caller: CallerIdentity) throws -> ResultBody {
+        try items.audited(.foreignSet, nil, by: caller) { _ in
+            let schema = try ForeignSchema.named(write.schema)
+            try schema.validate(write.attributes, writing: true)
+            let written = try store.perform { store in
+                try (store as? any ForeignItemStore)?.setForeignItem(schema, attributes: write.attributes, label: write.label, secret: write.secret) ?? []
+            }
+            if !written.isEmpty { logger.info("foreign_set \(schema.rawValue) item (\(written.count) written)") }
+            return ResultBody(foreign: written.map(ForeignItemBody.init))
         }
-        if !written.isEmpty { logger.info("foreign_set \(schema.rawValue) item (\(written.count) written)") }
-        return ResultBody(foreign: written.map(ForeignItemBody.init))
     }
 
-    func foreignDelete(_ query: ForeignQuery, _ context: RequestContext) throws -> ResultBody {
-        let schema = try checked(query)
-        let deleted = try store.perform { store in try (store as? any ForeignItemStore)?.deleteForeignItems(schema, matching: query.attributes) ?? [] }
-        if !deleted.isEmpty { logger.info("foreign_delete \(schema.rawValue) items (\(deleted.count))") }
-        return ResultBody(foreign: deleted.map(ForeignItemBody.init))
+    func foreignDelete(_ query: ForeignQuery, _ caller: CallerIdentity) throws -> ResultBody {
+        try items.audited(.foreignDelete, nil, by: caller) { _ in
+            let schema = try checked(query)
+            let deleted = try store.perform { store in try (store as? any ForeignItemStore)?.deleteForeignItems(schema, matching: query.attributes) ?? [] }
+            if !deleted.isEmpty { logger.info("foreign_delete \(schema.rawValue) items (\(deleted.count))") }
+            return ResultBody(foreign: deleted.map(ForeignItemBody.init))
+        }
     }
 
     private func checked(_ query: ForeignQuery) throws -> ForeignSchema {

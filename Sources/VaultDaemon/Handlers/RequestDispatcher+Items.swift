@@ -3,24 +3,16 @@ import VaultProtocol
 
 /// get, add, set, delete, list.
 extension RequestDispatcher {
-    func get(_ name: ItemName, _ context: RequestContext) throws -> ResultBody {
-        let key = try ItemKey(addressable: name)
-        try access.checkRead(key, op: .get, context)
-        let item = try store.read { try $0.get(key) }
-        logger.debug("get \(key)")
+    func get(_ name: ItemName, _ caller: CallerIdentity) throws -> ResultBody {
+        let item = try items.read(try ItemKey(addressable: name), by: caller, in: .everyKind)
         return ResultBody(item: ItemBody(item.info, secret: item.secret))
     }
 
-    func write(_ write: ItemWrite, replacing: Bool, _ context: RequestContext) throws -> ResultBody {
+    func write(_ write: ItemWrite, replacing: Bool, _ caller: CallerIdentity) throws -> ResultBody {
         let key = try ItemKey(addressable: ItemName(service: write.service, account: write.account))
-        context.item = key
-        let changes = ItemChanges(label: write.label, comment: write.comment, kind: try Self.writableKind(write.kind))
-        let info = try store.perform { store in
-            replacing ? try store.set(key, secret: write.secret, changes: changes) : try store.add(key, secret: write.secret, changes: changes)
-        }
-        if write.confirm == true { _ = try access.updateRules(key) { $0.confirm = true } }
-        itemChanges.postWrite(info, added: !replacing)
-        logger.info(replacing ? "set an item" : "added an item", naming: key.description)
+        let info = try items.write(
+            key, secret: write.secret, changes: ItemChanges(label: write.label, comment: write.comment, kind: try Self.writableKind(write.kind)),
+            replacing: replacing, confirm: write.confirm == true, by: caller)
         return ResultBody(item: ItemBody(info, secret: nil))
     }
 
@@ -38,18 +30,9 @@ extension RequestDispatcher {
         }
     }
 
-    /// Removes the item and its access rules: an item made again under the name starts unguarded.
-    func delete(_ name: ItemName, _ context: RequestContext) throws -> ResultBody {
-        let key = try ItemKey(addressable: name)
-        context.item = key
-        // With its rules, in the same exclusive section (no request sees the item gone and its
-        // rules left), and the rules written only when the item had any.
-        try store.perform { store in
-            try store.delete(key)
-            try AccessRules.move(key, to: nil, in: store)
-        }
-        itemChanges.post(.deleted(key))
-        logger.info("deleted an item", naming: key.description)
+    /// Removes the item and its access rules.
+    func delete(_ name: ItemName, _ caller: CallerIdentity) throws -> ResultBody {
+        try items.delete(try ItemKey(addressable: name), by: caller, in: .everyKind)
         return ResultBody()
     }
 

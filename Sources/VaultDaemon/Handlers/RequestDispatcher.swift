@@ -18,6 +18,9 @@ public final class RequestDispatcher: Sendable {
     let refresher: SessionRefresher
     let sessions: SessionManager
     let access: AccessControl
+    /// Every item operation's whole sequence (access, store, audit, change, use), shared with
+    /// the Secret Service provider.
+    let items: ItemService
     /// Whether vaultd serves the Secret Service D-Bus API, for `status` and `doctor`.
     public let secretServiceProvider = SecretServiceProviderStatus()
     /// The items socket requests create, change and delete, for the Secret Service's signals.
@@ -31,6 +34,7 @@ public final class RequestDispatcher: Sendable {
         access = AccessControl(
             store: store, vaultFile: catalog.configuration.vaultFilePath,
             approvalTimeout: catalog.configuration.approvalTimeout, confirmAll: catalog.configuration.confirmAll, logger: logger)
+        items = ItemService(store: store, access: access, changes: itemChanges, logger: logger)
         // One request to a provider must fit in a refresh's budget (HTTPClient waits its timeout and 1 s more).
         let httpTimeout = min(catalog.configuration.httpTimeout, SessionRefresher.defaultBudget - 2)
         refresher = SessionRefresher(
@@ -82,51 +86,29 @@ public final class RequestDispatcher: Sendable {
         } catch {
             return ResponseLine(id: nil, .failure(ErrorBody(.badRequest, "malformed request")))
         }
-        // Before and after: auto-lock counts from a client's last use of the items, and a long
-        // request (a migration, a slow refresh) is not locked mid-way.
-        let isUse = decoded.request.postponesAutoLock
-        if isUse { store.recordUse() }
-        defer { if isUse { store.recordUse() } }
-        let context = RequestContext(peer: peer)
-        // One check of the store for other processes' writes, shared by the request's reads (the
-        // rules, the item, the audit key).
-        return StoreCheckScope.run {
-            var response = respond(to: decoded.request, context)
-            if case .failure(let body) = response, body.code == VaultErrorCode.locked.rawValue, decoded.request.touchesItems {
+        let operation = decoded.request.operation
+        // Who asks, established once, for the operations whose outcome names the caller.
+        let caller = operation.traits.audited ? peer?.identify() ?? .unknown : .unknown
+        return items.serving(operation) {
+            var response = respond(to: decoded.request, caller, peer)
+            if case .failure(let body) = response, body.code == VaultErrorCode.locked.rawValue, operation.traits.touchesItems {
                 // Name the real cause (the passphrase file's mode, say); try again when it was fixed.
                 let (unlocked, explained) = store.explainLocked(.locked(body.message))
-                response = unlocked ? respond(to: decoded.request, context) : .failure(ErrorBody(explained))
+                response = unlocked ? respond(to: decoded.request, caller, peer) : .failure(ErrorBody(explained))
             }
-            audit(decoded.request, response, context)
             return ResponseLine(id: decoded.id, response)
         }
     }
 
-    private func respond(to request: Request, _ context: RequestContext) -> Response {
+    private func respond(to request: Request, _ caller: CallerIdentity, _ peer: PeerProcess?) -> Response {
         do {
-            return .success(try answer(request, context))
+            return .success(try answer(request, caller, peer))
         } catch let error as VaultError {
             return .failure(ErrorBody(error))
         } catch {
             logger.error("unexpected error: \(error)")
             return .failure(ErrorBody(.internal, "internal error; see vaultd's log"))
         }
-    }
-
-    /// Appends the audit record of a request that read or changed an item (or was refused one).
-    private func audit(_ request: Request, _ response: Response, _ context: RequestContext) {
-        switch request {
-        case .get, .add, .set, .delete, .token, .foreignGet, .foreignSet, .foreignDelete, .allow, .disallow: break
-        default: return
-        }
-        let result: String
-        switch response {
-        case .success: result = "ok"
-        case .failure(let body): result = body.code
-        }
-        // A request refused before it named an item (bad names) is no access.
-        guard context.item != nil || result == "ok" || result == VaultErrorCode.denied.rawValue else { return }
-        access.record(op: request.operation.rawValue, item: context.item, result: result, caller: context.caller, grant: context.grant)
     }
 
     /// The connection of `peer` closed: if it was an approver, it is one no longer.
@@ -142,20 +124,20 @@ public final class RequestDispatcher: Sendable {
     }
 
     /// The dispatch switch: every operation, checked by the compiler.
-    func answer(_ request: Request, _ context: RequestContext) throws -> ResultBody {
+    func answer(_ request: Request, _ caller: CallerIdentity, _ peer: PeerProcess?) throws -> ResultBody {
         switch request {
         case .status: ResultBody(status: status())
-        case .get(let payload): try get(payload, context)
-        case .add(let payload): try write(payload, replacing: false, context)
-        case .set(let payload): try write(payload, replacing: true, context)
-        case .delete(let payload): try delete(payload, context)
+        case .get(let payload): try get(payload, caller)
+        case .add(let payload): try write(payload, replacing: false, caller)
+        case .set(let payload): try write(payload, replacing: true, caller)
+        case .delete(let payload): try delete(payload, caller)
         case .list(let payload): try list(payload)
         case .lock: try lock()
         case .unlock(let payload): try unlock(payload)
         case .changePassphrase(let payload): try changePassphrase(payload)
         case .migrate(let payload): try migrate(payload)
         case .doctor: try doctor()
-        case .token(let payload): try token(payload, context)
+        case .token(let payload): try token(payload, caller)
         case .login(let payload): try signIn(payload, signingUp: false)
         case .signup(let payload): try signIn(payload, signingUp: true)
         case .resetPassword(let payload): try resetPassword(payload)
@@ -164,14 +146,14 @@ public final class RequestDispatcher: Sendable {
         case .deviceStart(let payload): try deviceStart(payload)
         case .devicePoll(let payload): try devicePoll(payload)
         case .foreignList(let payload): try foreignList(payload)
-        case .foreignGet(let payload): try foreignGet(payload, context)
-        case .foreignSet(let payload): try foreignSet(payload, context)
-        case .foreignDelete(let payload): try foreignDelete(payload, context)
-        case .allow(let payload): try allow(payload, context)
-        case .disallow(let payload): try disallow(payload, context)
+        case .foreignGet(let payload): try foreignGet(payload, caller)
+        case .foreignSet(let payload): try foreignSet(payload, caller)
+        case .foreignDelete(let payload): try foreignDelete(payload, caller)
+        case .allow(let payload): try allow(payload, caller)
+        case .disallow(let payload): try disallow(payload, caller)
         case .rules(let payload): try rules(payload)
         case .audit(let payload): try audit(payload)
-        case .approveNext(let payload): try approveNext(payload, context)
+        case .approveNext(let payload): try approveNext(payload, peer)
         case .approveAnswer(let payload): try approveAnswer(payload)
         }
     }

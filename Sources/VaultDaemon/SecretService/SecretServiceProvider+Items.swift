@@ -20,68 +20,32 @@ extension SecretServiceProvider {
     }
 
     func itemMethod(_ call: BusCall) throws -> BusValue? {
-        guard let key = SecretServicePath.key(ofItem: call.path) else { throw BusError.noSuchObject(call.path) }
-        switch call.member {
-        case "Delete":
-            // With its access rules, as the socket's delete: an item made again under the key
-            // starts unguarded, and no rule outlives its item.
-            try store.perform { store in
-                guard try Self.visible(key, in: store) != nil else { throw BusError.noSuchObject(call.path) }
-                try store.delete(key)
-                try AccessRules.move(key, to: nil, in: store)
-            }
-            store.recordUse()
-            audit(.delete, key, sender: call.sender)
-            emitCollectionSignal("ItemDeleted", item: call.path)
-            return .tuple([.objectPath(SecretServicePath.none)])
-        case "GetSecret":
-            let session = try session(call.argument(0).string ?? "", of: call.sender)
-            guard let item = try visibleItem(key) else { throw BusError.noSuchObject(call.path) }
-            let context = try checkRead(key, op: .get, caller: identity(of: call.sender))
-            let secret = try session.encode(item.secret, contentType: item.info.contentType)
-            audit(.get, key, result: "ok", context)
-            return .tuple([secret])
-        case "SetSecret":
-            let (secret, contentType) = try secret(in: call.argument(0), caller: call.sender)
-            try store.perform { store in
-                guard try Self.visible(key, in: store) != nil else { throw BusError.noSuchObject(call.path) }
-                try store.set(key, secret: secret, changes: ItemChanges(contentType: contentType))
-            }
-            store.recordUse()
-            audit(.set, key, sender: call.sender)
-            emitCollectionSignal("ItemChanged", item: call.path)
-            return nil
-        default:
-            throw BusError.notSupported("no method \(call.member)")
-        }
-    }
-
-    /// The item under `key` if D-Bus clients may see it (a plain secret); nil when there is none.
-    static func visible(_ key: ItemKey, in store: any VaultStore) throws -> Item? {
+        guard let key = SecretServicePath.key(ofItem: call.path), !key.isReserved else { throw BusError.noSuchObject(call.path) }
         do {
-            let item = try store.get(key)
-            return item.info.kind == .secret ? item : nil
+            switch call.member {
+            case "Delete":
+                try items.delete(key, by: identity(of: call.sender), in: .plainSecrets)
+                return .tuple([.objectPath(SecretServicePath.none)])
+            case "GetSecret":
+                let session = try session(call.argument(0).string ?? "", of: call.sender)
+                let item = try items.read(key, by: identity(of: call.sender), in: .plainSecrets)
+                return .tuple([try session.encode(item.secret, contentType: item.info.contentType)])
+            case "SetSecret":
+                let (secret, contentType) = try secret(in: call.argument(0), caller: call.sender)
+                _ = try items.update(key, by: identity(of: call.sender), in: .plainSecrets) { _ in (secret, ItemChanges(contentType: contentType)) }
+                return nil
+            default:
+                throw BusError.notSupported("no method \(call.member)")
+            }
         } catch VaultError.notFound {
-            return nil
+            throw BusError.noSuchObject(call.path)
         }
-    }
-
-    func visibleItem(_ key: ItemKey) throws -> Item? {
-        store.recordUse()
-        defer { store.recordUse() }
-        return try store.read { try Self.visible(key, in: $0) }
     }
 
     /// The paths of the visible items whose attributes include all of `query` (`a{ss}`); none
     /// while the vault is locked (their attributes are encrypted with it).
     func search(_ query: BusVariant) throws -> [String] {
-        let attributes = try SecretServiceAttributes.parse(query)
-        store.recordUse()
-        do {
-            return try store.read { try SecretServiceAttributes.items(matching: attributes, in: $0) }.map { SecretServicePath.item($0.key) }
-        } catch let error as VaultError where error.code == .locked {
-            return []
-        }
+        try items.search(try SecretServiceAttributes.parse(query), in: .plainSecrets).map { SecretServicePath.item($0.key) }
     }
 
     /// The secret and its content type in a Secret struct `(oayays)` from `caller`, through
@@ -117,30 +81,9 @@ extension SecretServiceProvider {
         let (value, contentType) = try self.secret(in: secret, caller: caller)
         let (named, others) = SecretServiceAttributes.split(attributes)
         if let problem = ItemAttributes.problem(with: others, keyIsMadeUp: named == nil) { throw BusError.invalidArgs(problem) }
-        store.recordUse()
-        defer { store.recordUse() }
-        let (key, existed) = try store.perform { store -> (ItemKey, Bool) in
-            var key = named
-            if key == nil, replace {
-                // Replace semantics for items only attributes name: the one with exactly these.
-                key = try SecretServiceAttributes.items(matching: attributes, in: store).first { $0.key.isAttributeOnly && $0.attributes == others }?.key
-            }
-            let target = try key ?? ItemKey(service: ItemKey.attributeOnlyService, account: SecretServicePath.hex(SecureRandom.bytes(16)))
-            var existed = false
-            if key != nil {
-                do {
-                    guard try store.get(target).info.kind == .secret else {
-                        throw BusError.accessDenied("\(target) is not a plain secret (a sign-in session, AWS credentials or vault's own record); change it with vaultctl")
-                    }
-                    existed = true
-                } catch VaultError.notFound {}
-            }
-            try store.set(target, secret: value, changes: ItemChanges(label: label, attributes: others, contentType: contentType))
-            return (target, existed)
-        }
-        audit(.set, key, sender: caller)
-        let path = SecretServicePath.item(key)
-        emitCollectionSignal(existed ? "ItemChanged" : "ItemCreated", item: path)
-        return .tuple([.objectPath(path), .objectPath(SecretServicePath.none)])
+        let created = try items.create(
+            named: named, attributes: others, replacing: replace, secret: value,
+            changes: ItemChanges(label: label, attributes: others, contentType: contentType), by: identity(of: caller))
+        return .tuple([.objectPath(SecretServicePath.item(created.info.key)), .objectPath(SecretServicePath.none)])
     }
 }

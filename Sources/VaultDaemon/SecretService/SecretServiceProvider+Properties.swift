@@ -48,7 +48,7 @@ extension SecretServiceProvider {
                 return [("Locked", .boolean(true)), ("Attributes", .stringDictionary([:])), ("Label", .string("")),
                         ("Created", .uint64(0)), ("Modified", .uint64(0))]
             }
-            guard let info = try visibleItem(key)?.info else { throw BusError.noSuchObject(path) }
+            guard !key.isReserved, let info = try items.info(key, in: .plainSecrets) else { throw BusError.noSuchObject(path) }
             return [
                 ("Locked", .boolean(false)),
                 ("Attributes", .stringDictionary(SecretServiceAttributes.exported(info))),
@@ -65,71 +65,45 @@ extension SecretServiceProvider {
     }
 
     private func visibleInfos() throws -> [ItemInfo] {
-        try store.read { try SecretServiceAttributes.items(matching: [:], in: $0) }
+        try items.search([:], in: .plainSecrets)
     }
 
     private func setProperty(_ interface: String, _ name: String, _ value: BusVariant, path: String, sender: String) throws {
-        guard interface == "org.freedesktop.Secret.Item", let key = SecretServicePath.key(ofItem: path) else {
+        guard interface == "org.freedesktop.Secret.Item", let key = SecretServicePath.key(ofItem: path), !key.isReserved else {
             throw BusError.notSupported("vaultd's collection is the whole vault: its \(name) cannot be changed")
         }
-        store.recordUse()
-        defer { store.recordUse() }
-        switch name {
-        case "Label":
-            guard let label = value.string else { throw BusError.invalidArgs("Label is a string of at most \(ItemLimits.maxLabelBytes) bytes") }
-            try store.perform { store in
-                guard let item = try Self.visible(key, in: store) else { throw BusError.noSuchObject(path) }
-                try store.set(key, secret: item.secret, changes: ItemChanges(label: label))
+        do {
+            switch name {
+            case "Label":
+                guard let label = value.string else { throw BusError.invalidArgs("Label is a string of at most \(ItemLimits.maxLabelBytes) bytes") }
+                _ = try items.update(key, by: identity(of: sender), in: .plainSecrets) { item in (item.secret, ItemChanges(label: label)) }
+            case "Attributes":
+                try changeAttributes(of: key, to: try SecretServiceAttributes.parse(value), sender: sender)
+            default:
+                throw BusError.invalidArgs("\(name) cannot be set")
             }
-            audit(.set, key, sender: sender)
-            emitCollectionSignal("ItemChanged", item: path)
-        case "Attributes":
-            try changeAttributes(of: key, to: try SecretServiceAttributes.parse(value), path: path, sender: sender)
-        default:
-            throw BusError.invalidArgs("\(name) cannot be set")
+        } catch VaultError.notFound {
+            throw BusError.noSuchObject(path)
         }
     }
 
     /// New attributes for the item at `key`. When they name another key (`service` and
-    /// `username`), the item moves there: a new path, announced as one item deleted and one
-    /// created. A move hands the secret out under another key, so the caller must pass the check
-    /// a read of the old item needs (its rules, or the approver), and the item's rules go with it
-    /// in the same exclusive section (replacing any the new key had): no rule stays behind for a
-    /// program to escape by renaming.
-    private func changeAttributes(of key: ItemKey, to attributes: [String: String], path: String, sender: String) throws {
+    /// `username`), the item moves there (`ItemService.move`: a read's check, its rules with it):
+    /// a new path, announced as one item deleted and one created.
+    private func changeAttributes(of key: ItemKey, to attributes: [String: String], sender: String) throws {
         let (named, others) = SecretServiceAttributes.split(attributes)
         let target = named ?? (key.isAttributeOnly ? key : nil)
         guard let target else {
             throw BusError.invalidArgs("this item's service and username are its key in vault; to keep other attributes only, create a new item")
         }
         if let problem = ItemAttributes.problem(with: others, keyIsMadeUp: target.isAttributeOnly) { throw BusError.invalidArgs(problem) }
-        let context = target == key ? nil : try checkRead(key, op: .set, caller: identity(of: sender))
-        try store.perform { store in
-            guard let item = try Self.visible(key, in: store) else { throw BusError.noSuchObject(path) }
-            let changes = ItemChanges(label: item.info.label, comment: item.info.comment, attributes: others, contentType: item.info.contentType)
-            if target == key {
-                try store.set(key, secret: item.secret, changes: changes)
-                return
-            }
-            do {
-                try store.add(target, secret: item.secret, changes: changes)
-            } catch VaultError.duplicate {
-                throw BusError.invalidArgs("an item with that service and username exists already: delete it first")
-            }
-            try store.delete(key)
-            try AccessRules.move(key, to: target, in: store)
-        }
-        if let context {
-            audit(.delete, key, result: "ok", context)
-            audit(.set, target, result: "ok", context)
-        } else {
-            audit(.set, key, sender: sender)
+        let changes = { (item: Item) in
+            ItemChanges(label: item.info.label, comment: item.info.comment, attributes: others, contentType: item.info.contentType)
         }
         if target == key {
-            emitCollectionSignal("ItemChanged", item: path)
+            _ = try items.update(key, by: identity(of: sender), in: .plainSecrets) { item in (item.secret, changes(item)) }
         } else {
-            emitCollectionSignal("ItemDeleted", item: path)
-            emitCollectionSignal("ItemCreated", item: SecretServicePath.item(target))
+            _ = try items.move(key, to: target, by: identity(of: sender), in: .plainSecrets, changes)
         }
     }
 }

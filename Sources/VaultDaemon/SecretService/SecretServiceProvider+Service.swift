@@ -27,16 +27,14 @@ extension SecretServiceProvider {
             return .tuple([.objectPaths(objects.filter(exportsLockable)), .objectPath(SecretServicePath.none)])
         case "GetSecrets":
             let session = try session(call.argument(1).string ?? "", of: call.sender)
-            // Every item is checked before any is returned or audited as read: when one is
-            // refused, the call fails and none was read.
-            let caller = identity(of: call.sender)
-            var granted: [(path: String, item: Item, context: RequestContext)] = []
+            // All or none: when one item is refused, the call fails and none was read.
+            var paths: [ItemKey: String] = [:]
             for path in try call.argument(0).strings(atMost: Self.maxObjectsPerCall) ?? [] {
-                guard let key = SecretServicePath.key(ofItem: path), let item = try visibleItem(key) else { continue }
-                granted.append((path, item, try checkRead(key, op: .get, caller: caller)))
+                if let key = SecretServicePath.key(ofItem: path), !key.isReserved, paths[key] == nil { paths[key] = path }
             }
-            let secrets = try granted.map { ($0.path, try session.encode($0.item.secret, contentType: $0.item.info.contentType)) }
-            for read in granted { audit(.get, read.item.info.key, result: "ok", read.context) }
+            let keys = paths.keys.sorted()
+            let read = try items.readAll(keys, by: identity(of: call.sender), in: .plainSecrets)
+            let secrets = try read.map { (paths[$0.info.key]!, try session.encode($0.secret, contentType: $0.info.contentType)) }
             return .tuple([.objectDictionary(valueType: "(oayays)", secrets)])
         case "ReadAlias":
             let alias = call.argument(0).string ?? ""

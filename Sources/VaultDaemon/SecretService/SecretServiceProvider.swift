@@ -33,6 +33,9 @@ final class SecretServiceProvider: @unchecked Sendable {
     static let maxObjectsPerCall = 10_000
 
     let store: ActiveStore
+    /// Every item operation's whole sequence (access, store, audit, change, use), shared with
+    /// the socket's dispatcher.
+    let items: ItemService
     let logger: Logger
     let queue = DispatchQueue(label: "vaultd.secret-service", attributes: .concurrent)
     // Set once by `start` before any call can arrive; read-only afterwards.
@@ -55,19 +58,17 @@ final class SecretServiceProvider: @unchecked Sendable {
 
     /// Seconds a started prompt waits for the vault to be unlocked before it is dismissed.
     let promptTimeout: Double
-    /// vaultd's access rules and audit log, applied to D-Bus callers as to socket clients.
-    let access: AccessControl?
     /// The vault file served, as vault.Provider's VaultFile tells another vaultd (whose
     /// `migrate` must not take this provider for a store of its own when they share the file).
     let vaultFile: String
 
-    init(store: ActiveStore, logger: Logger, promptTimeout: Double, access: AccessControl?, vaultFile: String) {
-        self.store = store
+    init(items: ItemService, logger: Logger, promptTimeout: Double, vaultFile: String) {
+        self.items = items
+        store = items.store
         self.vaultFile = vaultFile
         self.logger = logger
         self.promptTimeout = promptTimeout
-        self.access = access
-        store.whenUnlocked { [weak self] in
+                store.whenUnlocked { [weak self] in
             guard let self else { return }
             queue.async { self.completeStartedPrompts() }
         }
@@ -177,7 +178,7 @@ final class SecretServiceProvider: @unchecked Sendable {
         }
         queue.async { [self] in
             // One view of the vault file for the whole call, as for a socket request.
-            let result = StoreCheckScope.run { answer(call) }
+            let result = items.serving(call.operation) { answer(call) }
             // Released before the answer is sent: a caller that reads its answer and sends at
             // once must find the call gone (answering only queues the message on the bus thread).
             state.withLock { state in
@@ -259,34 +260,6 @@ final class SecretServiceProvider: @unchecked Sendable {
     /// process still runs (nothing once it has exited, or without a pid).
     func identity(of sender: String) -> CallerIdentity {
         state.withLock({ $0.callers[sender] })?.identify() ?? .unknown
-    }
-
-    /// Throws `denied` unless `caller` may read `key` under vaultd's access rules (asking the
-    /// approver when a rule says so), recording a refusal in the audit log; the caller audits the
-    /// read (`audit(_:_:result:_:)` with the context returned) once it gives the secret out.
-    func checkRead(_ key: ItemKey, op: Operation, caller: CallerIdentity) throws -> RequestContext {
-        let context = RequestContext(peer: nil)
-        context.caller = caller
-        guard let access else { return context }
-        do {
-            try access.checkRead(key, op: op, context)
-        } catch let error as VaultError {
-            audit(op, key, result: error.code.rawValue, context)
-            throw error
-        }
-        return context
-    }
-
-    /// Records a read or change of `key` by `sender` in the audit log.
-    func audit(_ op: Operation, _ key: ItemKey, sender: String) {
-        guard access != nil else { return }
-        let context = RequestContext(peer: nil)
-        context.caller = identity(of: sender)
-        audit(op, key, result: "ok", context)
-    }
-
-    func audit(_ op: Operation, _ key: ItemKey, result: String, _ context: RequestContext) {
-        access?.record(op: op.rawValue, item: key, result: result, caller: context.caller, grant: context.grant)
     }
 
     /// This process's part of session and prompt paths: a client still holding one from a vaultd

@@ -34,7 +34,7 @@ extension Daemon {
         guard kind == .file else {
             return try without("vault uses the \(kind.rawValue) store, whose provider serves the Secret Service already")
         }
-        let provider = SecretServiceProvider(store: store, logger: logger, promptTimeout: configuration.secretServicePromptTimeout, access: dispatcher.access,
+        let provider = SecretServiceProvider(items: dispatcher.items, logger: logger, promptTimeout: configuration.secretServicePromptTimeout,
             vaultFile: configuration.vaultFilePath)
         do {
             try provider.start(address: address)

@@ -1,0 +1,56 @@
+import VaultCore
+import VaultProtocol
+
+/// Access rules: which programs may read an item (`AccessRules`), changed by `allow` and
+/// `disallow`, both audited.
+extension ItemService {
+    /// Allows the program at `path` (absolute; resolved to the file a caller's /proc/PID/exe
+    /// shows, and pinned by the SHA-256 of its content now) to read `key`. Loosening the rules
+    /// of an item that needs confirmation needs the approver too, or any program could allow
+    /// itself.
+    func allow(_ key: ItemKey, program path: String, by caller: CallerIdentity) throws -> AccessRules.Entry? {
+        try audited(.allow, key, by: caller) { facts in
+            let program = try Self.programPath(path)
+            guard let hash = ExecutableHashes.shared.hash(ofFile: program) else {
+                throw VaultError.invalidInput("\(program) is not a regular file vaultd can read, so it cannot be pinned: name the program's file")
+            }
+            if try access.confirmAll || access.rules(of: key)?.confirm == true {
+                facts.grant = try access.askApprover(op: .allow, item: key, caller: caller)
+            }
+            return try access.allow(key, path: program, hash: hash)
+        }
+    }
+
+    /// Removes the rule allowing the program at `path` (as given, or as it resolves now: the file
+    /// may be gone) to read `key`; an error when no rule names it.
+    func disallow(_ key: ItemKey, program path: String?, by caller: CallerIdentity) throws -> AccessRules.Entry? {
+        try audited(.disallow, key, by: caller) { _ in
+            guard let given = path, given.hasPrefix("/") else { throw VaultError.invalidInput("disallow takes the program's absolute path") }
+            let paths = Set([given, PeerProcess.realPath(given)].compactMap { $0 })
+            var removed = false
+            let entry = try access.updateRules(key) { entry in
+                let before = entry.allow.count
+                entry.allow.removeAll { paths.contains($0.path) }
+                removed = entry.allow.count < before
+            }
+            guard removed else {
+                throw VaultError.invalidInput("no rule allows \(given.replacingControlCharacters()) to read \(key); vaultctl rules \(key.service.shellQuoted) \(key.account.shellQuoted) lists them")
+            }
+            return entry
+        }
+    }
+
+    /// The rules of `key` (nil: it has none).
+    func rules(of key: ItemKey) throws -> AccessRules.Entry? {
+        try access.rules(of: key)
+    }
+
+    /// An absolute path, resolved (symbolic links, `..`) to the file a caller's /proc/PID/exe shows.
+    static func programPath(_ given: String?) throws -> String {
+        guard let given, given.hasPrefix("/") else { throw VaultError.invalidInput("name the program by its absolute path") }
+        guard let resolved = PeerProcess.realPath(given) else {
+            throw VaultError.invalidInput("\(given.replacingControlCharacters()) does not exist: name the program's file")
+        }
+        return resolved
+    }
+}

@@ -1,0 +1,35 @@
+import VaultProtocol
+
+/// What an operation implies for vaultd's policy, stated once for every operation: the switch in
+/// `Operation.traits` is exhaustive, so an operation added to the protocol does not compile until
+/// it says whether it is audited, touches items and postpones auto-lock.
+struct OperationTraits: Sendable, Equatable {
+    /// Every outcome is written to the audit log once the operation named its item (`ItemService`).
+    var audited: Bool
+    /// A `locked` answer says why the store is locked, after trying a fixed passphrase source
+    /// again: requests for items, not the ones that unlock or move the store.
+    var touchesItems: Bool
+    /// Auto-lock (`--lock-after`) counts from its start and its end. Asking how vaultd is,
+    /// locking, sign-in steps that only talk to a provider, the audit log and the approver's own
+    /// requests do not; neither does anything vaultd does by itself (background refresh).
+    var postponesAutoLock: Bool
+
+    static let itemRead = OperationTraits(audited: true, touchesItems: true, postponesAutoLock: true)
+    static let itemChange = itemRead
+    static let itemUse = OperationTraits(audited: false, touchesItems: true, postponesAutoLock: true)
+    static let storeChange = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: true)
+    static let inspection = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: false)
+}
+
+extension Operation {
+    var traits: OperationTraits {
+        switch self {
+        case .get, .token, .foreignGet: .itemRead
+        case .add, .set, .delete, .foreignSet, .foreignDelete, .allow, .disallow: .itemChange
+        case .list, .login, .signup, .logout, .importSession, .devicePoll, .foreignList, .rules: .itemUse
+        case .unlock, .changePassphrase, .migrate: .storeChange
+        case .status, .doctor, .lock, .resetPassword, .deviceStart, .approveNext: .inspection
+        case .audit, .approveAnswer: OperationTraits(audited: false, touchesItems: true, postponesAutoLock: false)
+        }
+    }
+}
