@@ -192,6 +192,7 @@ complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l name -x -d 'the user\
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l api-version -x -a 'v1 v1beta1' -d 'the exec plugin\'s apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)'
 complete -c vaultctl -n "__vaultctl_at 2 'allow' 'disallow'" -r -F -d 'the program, or the script an interpreter runs'
 complete -c vaultctl -n "__vaultctl_using 'rules'" -l json -d 'print the rules as JSON'
+complete -c vaultctl -n "__vaultctl_using 'approve'" -l new-secret -d 'change the approval secret (asks for the current one or the vault\'s passphrase)'
 complete -c vaultctl -n "__vaultctl_using 'audit'" -l since -x -d 'only records of this last while: 30m, 2h, 7d'
 complete -c vaultctl -n "__vaultctl_using 'audit'" -l follow -d 'keep printing records as they are written'
 complete -c vaultctl -n "__vaultctl_using 'audit'" -l json -d 'one JSON object per line'

@@ -15,4 +15,5 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case allow, disallow, rules, audit
     case approveNext = "approve_next"
     case approveAnswer = "approve_answer"
+    case setApprovalSecret = "set_approval_secret"
 }

@@ -29,7 +29,7 @@ public struct SecretFields: Sendable {
     static let userInfoKey = CodingUserInfoKey(rawValue: "vault.secretFields")!
 
     /// The fields a request's payloads read as secrets (docs/protocol.md).
-    static let requestKeys: Set<String> = ["secret", "secret_b64", "passphrase", "new_passphrase", "password", "session"]
+    static let requestKeys: Set<String> = ["secret", "secret_b64", "passphrase", "new_passphrase", "password", "session", "new_secret"]
 
     /// Reads and blanks `keys` of the object at `path` in `line`. Throws `VaultError.invalidInput`
     /// for a value that is not a valid JSON string (it is blanked all the same), for a key given

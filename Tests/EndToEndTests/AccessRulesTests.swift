@@ -19,7 +19,10 @@ import VaultTestSupport
         let driver = Process()
         driver.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         driver.arguments = [PythonFixture.packageRoot + "/Tests/Fixtures/approver_pty.py", VaultHarness.vaultctl, transcript] + answers
-        driver.environment = vault.environment
+        var environment = vault.environment
+        environment["APPROVAL_SECRET"] = Self.approvalSecret
+        environment["VAULT_PASSPHRASE"] = vault.passphrase
+        driver.environment = environment
         let input = Pipe(), output = Pipe()
         driver.standardInput = input
         driver.standardOutput = output
@@ -28,6 +31,8 @@ import VaultTestSupport
         #expect(output.fileHandleForReading.availableLine() == "READY")
         return (driver, input)
     }
+
+    static let approvalSecret = "a person's approval secret"
 
     func records(_ vault: VaultHarness) throws -> [[String: Any]] {
         let result = try vault.ctl("audit", "--json")
@@ -290,7 +295,6 @@ import VaultTestSupport
             #"{"id":7,"op":"audit","since":"yesterday"}"#,
             #"{"id":8,"op":"approve_answer","request":8,"answer":"maybe"}"#,
             #"{"id":9,"op":"approve_answer","request":9,"answer":"minutes","minutes":0}"#,
-            #"{"id":10,"op":"approve_answer","request":12345,"answer":"once"}"#,
             #"{"id":11,"op":"get","service":"vault.access","account":"rules"}"#,
             #"{"id":12,"op":"set","service":"vault.access","account":"audit-key","secret":"mine"}"#,
             #"{"id":13,"op":"set","service":"svc","account":"k","secret":"x","kind":"access"}"#,
@@ -301,6 +305,9 @@ import VaultTestSupport
             let response = try connection.request(request)
             #expect(response?.errorCode == "bad_request", "\(request) -> \(String(describing: response))")
         }
+        // Well-formed, but from a connection that is no approver.
+        #expect(try connection.request(#"{"id":10,"op":"approve_answer","request":12345,"answer":"once"}"#)?.errorCode == "denied")
+        #expect(try connection.request(#"{"id":16,"op":"approve_next","wait":0}"#)?.errorCode == "denied")
         #expect(try connection.request(#"{"id":20,"op":"status"}"#)?.ok == true)
         // Nothing of vault's own shows up in a listing.
         #expect(!(try vault.ctl("list").text.contains("vault.access")))

@@ -1,7 +1,8 @@
 """Runs `vaultctl approve` on a pseudo-terminal and plays the person at it.
 Usage: approver_pty.py VAULTCTL TRANSCRIPT ANSWER...
-Prints READY once the approver is registered, then for each prompt types the next answer and
-prints ANSWERED. Everything the terminal showed is written to TRANSCRIPT. Stops the approver
+Types the approval secret ($APPROVAL_SECRET; choosing it, with the vault's passphrase
+$VAULT_PASSPHRASE, when vaultctl asks), prints READY once the approver is registered (FAILED if
+it was refused), then for each prompt types the next answer and prints ANSWERED. Everything the terminal showed is written to TRANSCRIPT. Stops the approver
 when stdin closes (or after the last answer, once stdin closes)."""
 import os
 import pty
@@ -43,7 +44,42 @@ def read_until(token):
     return True
 
 
-ok = read_until(b"approving requests")
+def read_any(tokens):
+    """Reads until one of `tokens` appears; returns it, or None if the terminal ended."""
+    global seen
+    while True:
+        found = [(seen.index(t), t) for t in tokens if t in seen]
+        if found:
+            token = min(found)[1]
+            seen = seen[seen.index(token) + len(token):]
+            return token
+        ready, _, _ = select.select([fd], [], [], 60)
+        if not ready:
+            return None
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            return None
+        if not data:
+            return None
+        seen += data
+        transcript.write(data)
+        transcript.flush()
+
+
+secret = os.environ.get("APPROVAL_SECRET", "").encode()
+passphrase = os.environ.get("VAULT_PASSPHRASE", "").encode()
+ok = False
+while True:
+    token = read_any([b"Approval secret: ", b"Repeat to confirm: ", b"passphrase (to set the approval secret): ",
+                      b"approving requests"])
+    if token in (b"Approval secret: ", b"Repeat to confirm: "):
+        os.write(fd, secret + b"\n")
+    elif token == b"passphrase (to set the approval secret): ":
+        os.write(fd, passphrase + b"\n")
+    else:
+        ok = token == b"approving requests"
+        break
 print("READY" if ok else "FAILED", flush=True)
 for answer in answers:
     if not read_until(b"[o]nce"):

@@ -31,7 +31,7 @@ import VaultCLI
         (.allow, [], [], 3...3),
         (.disallow, [], [], 3...3),
         (.rules, [], ["json"], 2...2),
-        (.approve, [], [], 0...0),
+        (.approve, [], ["new-secret"], 0...0),
         (.audit, ["since"], ["follow", "json"], 0...0),
         (.doctor, [], ["json"], 0...0),
         (.migrate, ["to"], ["json"], 0...0),

@@ -102,7 +102,7 @@ import VaultTestSupport
             #expect(error.code == .denied && "\(error)".contains("vaultctl approve"))
         }
         for (answer, served, grant) in [(ApprovalBroker.Answer.once, true, "approved once"), (.deny, false, nil)] {
-            let approver = try Approver(broker: service.access.broker, answer: answer)
+            let approver = Approver(broker: service.access.broker, answer: answer)
             let outcome = Result { try service.read(key, by: Self.other, in: scope) }
             approver.done.wait()
             #expect(approver.shown.withLock { $0?.service } == "svc")
@@ -192,23 +192,22 @@ import VaultTestSupport
     }
 }
 
-/// An approver on a thread of its own: registers with the broker (before `init` returns), takes
-/// the next request shown, answers it, and goes.
+/// An approver on a thread of its own: registered with the broker (as a connection that proved
+/// the approval secret is), it takes the next request it is handed, answers it, and goes.
 final class Approver: Sendable {
     let shown = Mutex<ApprovalBody?>(nil)
     let done = DispatchSemaphore(value: 0)
 
-    init(broker: ApprovalBroker, answer: ApprovalBroker.Answer) throws {
+    init(broker: ApprovalBroker, answer: ApprovalBroker.Answer) {
         let identity = ObjectIdentifier(self)
+        broker.register(identity, pid: nil, hungUp: { false })
         Thread.detachNewThread { [self] in
-            if let request = broker.next(approver: identity, hungUp: { false }, seconds: 5) {
+            if let request = broker.next(approver: identity, seconds: 5) {
                 shown.withLock { $0 = request }
-                _ = broker.answer(request.id, answer)
+                _ = broker.answer(request.id, answer, from: identity)
             }
             broker.remove(approver: identity)
             done.signal()
         }
-        for _ in 0..<5000 where !broker.hasApprover { usleep(1000) }
-        guard broker.hasApprover else { throw VaultError.unavailable("the approver thread did not register") }
     }
 }

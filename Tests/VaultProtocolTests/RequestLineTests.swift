@@ -40,6 +40,7 @@ import VaultProtocol
             .audit(AuditRequest(since: "2026-01-01T00:00:00Z", wait: 5)),
             .approveNext(ApprovalWait(wait: 3)),
             .approveAnswer(ApprovalAnswer(id: 4, answer: "minutes", minutes: 5)),
+            .setApprovalSecret(ApprovalSecretChange(secret: SecretBytes(utf8: "old"), new: SecretBytes(utf8: "new secret"))),
         ]
         #expect(Set(requests.map(\.operation)) == Set(Operation.allCases))
         for request in requests {

@@ -350,8 +350,12 @@ extension CommandTable {
                     Run in a terminal (or tmux pane): shows each request for an item marked --confirm (the
                     caller's program, pid, working directory and systemd unit, and the item) and reads the
                     answer: o (once), m N (for N minutes), a (always: writes an allow rule) or d (deny). No
-                    answer in time denies. Without an approver running, such requests fail at once.
-                    """),
+                    answer in time denies. Without an approver running, such requests fail at once. It first
+                    asks for the approval secret, which proves to vaultd that a person answers, not a program
+                    (the first time, you choose it; on the file store, with the vault's passphrase). A request
+                    shows the caller's parent processes too, and is never shown to an approver it started.
+                    """,
+                options: [.flag("new-secret", help: "change the approval secret (asks for the current one or the vault's passphrase)")]),
             CommandSpec(
                 .audit, summary: "the audit log: who read or changed which item, and when",
                 discussion: """

@@ -57,8 +57,9 @@ extension Commands {
         guard SecretInput.stdinIsTerminal else {
             throw UsageError(message: "vaultctl approve reads your answers from a terminal: run it in one (or a tmux pane)", command: "approve")
         }
-        // Registered as an approver from this first call on; then say so.
-        var early = try vault.nextApproval(wait: 0)
+        if arguments.flags.contains("new-secret") { return try changeApprovalSecret() }
+        // Registered as an approver from this first call on, once the approval secret is proven; then say so.
+        var early = try registerAsApprover()
         Output.error("approving requests for items that need confirmation; Ctrl-C to stop (requests then fail at once)")
         while true {
             let next = try early ?? vault.nextApproval(wait: 20)
@@ -87,6 +88,39 @@ extension Commands {
         }
     }
 
+    /// Proves the approval secret the person types (choosing it first when none is set) and
+    /// returns what the first `approve_next` brought.
+    private func registerAsApprover() throws -> ApprovalRequest? {
+        let secret = try SecretInput.prompt("Approval secret: ")
+        do {
+            return try vault.nextApproval(wait: 0, secret: secret)
+        } catch let error as VaultClientError where error.code == .notFound {
+            Output.error("no approval secret is set yet: the one you typed becomes it. It proves to vaultd that a person answers, not a program; keep it to yourself")
+            guard try SecretInput.prompt("Repeat to confirm: ") == secret else {
+                throw VaultError.invalidInput("the two entries do not match; nothing was changed")
+            }
+            try setApprovalSecret(secret, current: nil)
+            return try vault.nextApproval(wait: 0, secret: secret)
+        }
+    }
+
+    /// `approve --new-secret`: the current approval secret (or the vault's passphrase), then the new one twice.
+    private func changeApprovalSecret() throws {
+        let current = try SecretInput.prompt("Current approval secret (or the vault's passphrase): ")
+        let new = try SecretInput.prompt("New approval secret: ", confirm: true)
+        try setApprovalSecret(new, current: current)
+        Output.error("the approval secret was changed")
+    }
+
+    /// Sets the approval secret; asks for the vault's passphrase when vaultd needs it.
+    private func setApprovalSecret(_ new: SecretBytes, current: SecretBytes?) throws {
+        do {
+            try vault.setApprovalSecret(new, current: current)
+        } catch let error as VaultClientError where error.code == .passphraseRequired {
+            try vault.setApprovalSecret(new, current: try SecretInput.prompt("The vault's passphrase (to set the approval secret): "))
+        }
+    }
+
     /// What the approver is shown. Paths come from the caller (a directory may be named with a
     /// newline): control characters are replaced, so no field can fake another line.
     static func describe(_ request: ApprovalRequest) -> String {
@@ -96,6 +130,10 @@ extension Commands {
         if let script = request.script { lines.append("  script \(clean(script, ""))") }
         lines.append("  in     \(clean(request.cwd, "(unknown)"))")
         lines.append("  unit   \(clean(request.unit, "(none)"))")
+        // Who started the caller, and who started that: a helper run by a program it should not serve shows here.
+        for (index, parent) in request.ancestry.enumerated() {
+            lines.append("  \(index == 0 ? "from  " : "      ") pid \(parent.pid) \(clean(parent.exe, "(executable unknown)")) in \(clean(parent.cwd, "(unknown)"))")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -37,10 +37,17 @@ extension VaultConnection {
         (try perform(.audit(AuditRequest(since: since, after: after, wait: wait))).audit ?? []).map(AuditRecord.init(wire:))
     }
 
-    /// Registers this connection as an approver (until it closes) and waits up to `wait` seconds
-    /// for a request to answer; nil when none came.
-    public func nextApproval(wait: Double = 20) throws(VaultClientError) -> ApprovalRequest? {
-        try perform(.approveNext(ApprovalWait(wait: wait))).approval.map(ApprovalRequest.init(wire:))
+    /// Waits up to `wait` seconds for a request to answer; nil when none came. The first call of
+    /// a connection carries the approval secret the person typed (`secret`), which makes the
+    /// connection an approver until it closes.
+    public func nextApproval(wait: Double = 20, secret: SecretBytes? = nil) throws(VaultClientError) -> ApprovalRequest? {
+        try perform(.approveNext(ApprovalWait(wait: wait, secret: secret))).approval.map(ApprovalRequest.init(wire:))
+    }
+
+    /// Sets the approval secret to `new`; `current` is the current one or the vault's passphrase
+    /// (which setting the first one needs on the file store).
+    public func setApprovalSecret(_ new: SecretBytes, current: SecretBytes?) throws(VaultClientError) {
+        _ = try perform(.setApprovalSecret(ApprovalSecretChange(secret: current, new: new)))
     }
 
     public func answerApproval(_ id: Int, _ decision: ApprovalDecision) throws(VaultClientError) {

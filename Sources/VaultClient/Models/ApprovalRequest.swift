@@ -11,11 +11,24 @@ public struct ApprovalRequest: Sendable, Equatable {
     public var unit: String?
     /// Seconds before vaultd denies it for want of an answer.
     public var expiresIn: Double
+    /// The requester's parent, grandparent, ... as vaultd could read them.
+    public var ancestry: [Ancestor]
+
+    public struct Ancestor: Sendable, Equatable {
+        public var pid: Int32
+        public var exe: String?
+        public var cwd: String?
+
+        public init(pid: Int32, exe: String?, cwd: String?) {
+            (self.pid, self.exe, self.cwd) = (pid, exe, cwd)
+        }
+    }
 
     public init(id: Int, op: String, service: String, account: String, pid: Int32?, exe: String?, script: String?, cwd: String?,
-                unit: String?, expiresIn: Double) {
+                unit: String?, expiresIn: Double, ancestry: [Ancestor] = []) {
         (self.id, self.op, self.service, self.account, self.pid) = (id, op, service, account, pid)
         (self.exe, self.script, self.cwd, self.unit, self.expiresIn) = (exe, script, cwd, unit, expiresIn)
+        self.ancestry = ancestry
     }
 }
 

@@ -30,6 +30,7 @@ extension AuditRecord: Encodable {
 extension ApprovalRequest {
     init(wire body: ApprovalBody) {
         self.init(id: body.id, op: body.op, service: body.service, account: body.account, pid: body.pid, exe: body.exe,
-                  script: body.script, cwd: body.cwd, unit: body.unit, expiresIn: body.expiresIn)
+                  script: body.script, cwd: body.cwd, unit: body.unit, expiresIn: body.expiresIn,
+                  ancestry: (body.ancestry ?? []).prefix(ApprovalBody.maxAncestry).map { Ancestor(pid: $0.pid, exe: $0.exe, cwd: $0.cwd) })
     }
 }

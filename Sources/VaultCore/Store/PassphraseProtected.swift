@@ -8,4 +8,7 @@ public protocol PassphraseProtected: VaultStore {
     /// re-encrypted under it (what protects items written later from a leaked old passphrase);
     /// otherwise the data key is only re-wrapped under `new`.
     func changePassphrase(current: SecretBytes, new: SecretBytes, rekey: Bool) throws
+    /// Whether `passphrase` opens the store's data as it is on disk now (false, not an error, when
+    /// it does not); changes nothing, locked or not.
+    func verifyPassphrase(_ passphrase: SecretBytes) throws -> Bool
 }

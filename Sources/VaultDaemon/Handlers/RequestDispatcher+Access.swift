@@ -43,15 +43,25 @@ extension RequestDispatcher {
         }
     }
 
-    func approveNext(_ request: ApprovalWait, _ peer: PeerProcess?) throws -> ResultBody {
+    /// The next request for this approver. A connection's first `approve_next` carries the
+    /// approval secret, which makes it an approver until it closes; without it, only an approver's.
+    func approveNext(_ request: ApprovalWait, _ caller: CallerIdentity, _ peer: PeerProcess?) throws -> ResultBody {
         guard let peer else { throw VaultError.invalidInput("approve_next needs a connection that stays open") }
+        let approver = ObjectIdentifier(peer)
+        if !access.broker.isApprover(approver) {
+            guard let secret = request.secret else {
+                throw VaultError.denied("this connection is not an approver: its first approve_next carries the approval secret ('vaultctl approve' asks for it)")
+            }
+            try access.registerApprover(approver, secret: secret, caller: caller, hungUp: { peer.hasHungUp })
+        }
         let wait = min(max(request.wait ?? 20, 0), 25)
         var result = ResultBody()
-        result.approval = access.broker.next(approver: ObjectIdentifier(peer), hungUp: { peer.hasHungUp }, seconds: wait)
+        result.approval = access.broker.next(approver: approver, seconds: wait)
         return result
     }
 
-    func approveAnswer(_ request: ApprovalAnswer) throws -> ResultBody {
+    /// An answer counts only from the approver the request was handed to.
+    func approveAnswer(_ request: ApprovalAnswer, _ peer: PeerProcess?) throws -> ResultBody {
         let answer: ApprovalBroker.Answer
         switch request.answer {
         case "once": answer = .once
@@ -65,10 +75,18 @@ extension RequestDispatcher {
         default:
             throw VaultError.invalidInput("answer must be once, minutes, always or deny, got '\(String(request.answer.prefix(40)).replacingControlCharacters())'")
         }
-        guard access.broker.answer(request.id, answer) else {
-            throw VaultError.invalidInput("request \(request.id) is no longer waiting for an answer (answered, timed out, or its caller gave up)")
+        guard let peer, access.broker.isApprover(ObjectIdentifier(peer)) else {
+            throw VaultError.denied("only an approver answers requests: run 'vaultctl approve'")
+        }
+        guard access.broker.answer(request.id, answer, from: ObjectIdentifier(peer)) else {
+            throw VaultError.invalidInput("request \(request.id) is not waiting for this approver's answer (answered, timed out, its caller gave up, or handed to another approver)")
         }
         return ResultBody()
+    }
+
+    func setApprovalSecret(_ change: ApprovalSecretChange, _ caller: CallerIdentity) throws -> ResultBody {
+        try access.setApprovalSecret(change.new, proof: change.secret, parameters: catalog.configuration.kdfParameters, caller: caller)
+        return ResultBody(message: "the approval secret is set: 'vaultctl approve' asks for it")
     }
 }
 

@@ -88,7 +88,7 @@ public final class RequestDispatcher: Sendable {
         }
         let operation = decoded.request.operation
         // Who asks, established once, for the operations whose outcome names the caller.
-        let caller = operation.traits.audited ? peer?.identify() ?? .unknown : .unknown
+        let caller = operation.traits.identifiesCaller ? peer?.identify() ?? .unknown : .unknown
         return items.serving(operation) {
             var response = respond(to: decoded.request, caller, peer)
             if case .failure(let body) = response, body.code == VaultErrorCode.locked.rawValue, operation.traits.touchesItems {
@@ -153,8 +153,9 @@ public final class RequestDispatcher: Sendable {
         case .disallow(let payload): try disallow(payload, caller)
         case .rules(let payload): try rules(payload)
         case .audit(let payload): try audit(payload)
-        case .approveNext(let payload): try approveNext(payload, peer)
-        case .approveAnswer(let payload): try approveAnswer(payload)
+        case .approveNext(let payload): try approveNext(payload, caller, peer)
+        case .approveAnswer(let payload): try approveAnswer(payload, peer)
+        case .setApprovalSecret(let payload): try setApprovalSecret(payload, caller)
         }
     }
 }

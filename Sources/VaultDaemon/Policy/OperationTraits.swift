@@ -2,7 +2,7 @@ import VaultProtocol
 
 /// What an operation implies for vaultd's policy, stated once for every operation: the switch in
 /// `Operation.traits` is exhaustive, so an operation added to the protocol does not compile until
-/// it says whether it is audited, touches items and postpones auto-lock.
+/// it says whether it is audited, touches items, postpones auto-lock and needs its caller.
 struct OperationTraits: Sendable, Equatable {
     /// Every outcome is written to the audit log once the operation named its item (`ItemService`).
     var audited: Bool
@@ -13,12 +13,20 @@ struct OperationTraits: Sendable, Equatable {
     /// locking, sign-in steps that only talk to a provider, the audit log and the approver's own
     /// requests do not; neither does anything vaultd does by itself (background refresh).
     var postponesAutoLock: Bool
+    /// The answer depends on who asks, or records it: the door establishes the caller first.
+    var identifiesCaller: Bool
 
-    static let itemRead = OperationTraits(audited: true, touchesItems: true, postponesAutoLock: true)
+    static let itemRead = OperationTraits(audited: true, touchesItems: true, postponesAutoLock: true, identifiesCaller: true)
     static let itemChange = itemRead
-    static let itemUse = OperationTraits(audited: false, touchesItems: true, postponesAutoLock: true)
-    static let storeChange = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: true)
-    static let inspection = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: false)
+    static let itemUse = OperationTraits(audited: false, touchesItems: true, postponesAutoLock: true, identifiesCaller: false)
+    static let storeChange = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: true, identifiesCaller: false)
+    static let inspection = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: false, identifiesCaller: false)
+    /// The approver's own requests: `AccessControl` records whether they proved the approval
+    /// secret, and they are no use of the items.
+    static let approval = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: false, identifiesCaller: true)
+    /// Reading the audit log and answering a request: they need the vault unlocked, are no use
+    /// of the items.
+    static let review = OperationTraits(audited: false, touchesItems: true, postponesAutoLock: false, identifiesCaller: false)
 }
 
 extension Operation {
@@ -28,8 +36,9 @@ extension Operation {
         case .add, .set, .delete, .foreignSet, .foreignDelete, .allow, .disallow: .itemChange
         case .list, .login, .signup, .logout, .importSession, .devicePoll, .foreignList, .rules: .itemUse
         case .unlock, .changePassphrase, .migrate: .storeChange
-        case .status, .doctor, .lock, .resetPassword, .deviceStart, .approveNext: .inspection
-        case .audit, .approveAnswer: OperationTraits(audited: false, touchesItems: true, postponesAutoLock: false)
+        case .status, .doctor, .lock, .resetPassword, .deviceStart: .inspection
+        case .approveNext, .setApprovalSecret: .approval
+        case .audit, .approveAnswer: .review
         }
     }
 }

@@ -31,6 +31,7 @@ public enum Request: Sendable {
     case audit(AuditRequest)
     case approveNext(ApprovalWait)
     case approveAnswer(ApprovalAnswer)
+    case setApprovalSecret(ApprovalSecretChange)
 
     public var operation: Operation {
         switch self {
@@ -63,6 +64,7 @@ public enum Request: Sendable {
         case .audit: .audit
         case .approveNext: .approveNext
         case .approveAnswer: .approveAnswer
+        case .setApprovalSecret: .setApprovalSecret
         }
     }
 }

@@ -55,6 +55,7 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .audit: .audit(try AuditRequest(from: decoder))
         case .approveNext: .approveNext(try ApprovalWait(from: decoder))
         case .approveAnswer: .approveAnswer(try ApprovalAnswer(from: decoder))
+        case .setApprovalSecret: .setApprovalSecret(try ApprovalSecretChange(from: decoder))
         }
     }
 
@@ -82,6 +83,7 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .allow(let payload), .disallow(let payload), .rules(let payload): try payload.encode(to: encoder)
         case .audit(let payload): try payload.encode(to: encoder)
         case .approveNext(let payload): try payload.encode(to: encoder)
+        case .setApprovalSecret(let payload): try payload.encode(to: encoder)
         case .approveAnswer(let payload): try payload.encode(to: encoder)
         }
     }

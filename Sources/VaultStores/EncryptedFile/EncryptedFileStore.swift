@@ -144,6 +144,16 @@ public final class EncryptedFileStore: PassphraseProtected {
         }
     }
 
+    public func verifyPassphrase(_ passphrase: SecretBytes) throws -> Bool {
+        let keyBlock = try VaultFile.decodeEnvelope(readFile().0, path: path).keyBlock
+        do {
+            _ = try keyBlock.unwrapUpgrading(passphrase: passphrase)
+            return true
+        } catch VaultError.wrongPassphrase {
+            return false
+        }
+    }
+
     public func changePassphrase(current: SecretBytes, new: SecretBytes, rekey: Bool) throws {
         try changePassphrase(current: current, new: new, parameters: nil, rekey: rekey)
     }
