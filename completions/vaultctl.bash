@@ -31,6 +31,7 @@ _vaultctl_command() {
         "session import") options="--provider= --url= --anon-key= --api-key= --token-endpoint= --client-id=" ;;
         aws) subcommands="set credential-process" ;;
         kubeconfig) options="--name= --api-version=" ;;
+        allow) options="--interpreter=" ;;
         approve) options="--new-secret" ;;
         audit) options="--since= --follow --json" ;;
         migrate) options="--to= --json" ;;
@@ -64,7 +65,7 @@ _vaultctl() {
     done
     if ! $ended && [[ " $options --socket= " == *" $prev= "* ]]; then
         case "$command $prev" in
-            *" --socket"|"run --env-file"|"inject --in-file"|"inject --out-file"|"login --client-secret-file"|"signup --client-secret-file") _vaultctl_complete :files ;;
+            *" --socket"|"run --env-file"|"inject --in-file"|"inject --out-file"|"login --client-secret-file"|"signup --client-secret-file"|"allow --interpreter") _vaultctl_complete :files ;;
             "token --format") _vaultctl_complete "raw json env header exec-credential" ;;
             "session import --provider") _vaultctl_complete "oauth2 supabase firebase" ;;
             "kubeconfig --api-version") _vaultctl_complete "v1 v1beta1" ;;

@@ -71,6 +71,8 @@ function __vaultctl_valued
             printf '%s\n' --provider --url --anon-key --api-key --token-endpoint --client-id
         case 'kubeconfig'
             printf '%s\n' --name --api-version
+        case 'allow'
+            printf '%s\n' --interpreter
         case 'audit'
             printf '%s\n' --since
         case 'migrate'
@@ -190,6 +192,7 @@ complete -c vaultctl -n "__vaultctl_using 'logout'" -l local -d 'forget the sess
 complete -c vaultctl -n "__vaultctl_using 'session import'" -l provider -x -a 'oauth2 supabase firebase' -d 'the provider, when the JSON does not say'
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l name -x -d 'the user\'s name in the kubeconfig (default: vault-SERVICE)'
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l api-version -x -a 'v1 v1beta1' -d 'the exec plugin\'s apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)'
+complete -c vaultctl -n "__vaultctl_using 'allow'" -l interpreter -r -F -d 'for a script without a #! line (run as python3 tool.py): the program that runs it'
 complete -c vaultctl -n "__vaultctl_at 2 'allow' 'disallow'" -r -F -d 'the program, or the script an interpreter runs'
 complete -c vaultctl -n "__vaultctl_using 'rules'" -l json -d 'print the rules as JSON'
 complete -c vaultctl -n "__vaultctl_using 'approve'" -l new-secret -d 'change the approval secret (asks for the current one or the vault\'s passphrase)'

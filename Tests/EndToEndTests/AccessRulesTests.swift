@@ -97,7 +97,10 @@ import VaultTestSupport
         let allowed = vault.root + "/allowed.py", other = vault.root + "/other.py"
         try FileManager.default.copyItem(atPath: fixture, toPath: allowed)
         try FileManager.default.copyItem(atPath: fixture, toPath: other)
-        #expect(try vault.ctl("allow", "svc", "script", allowed).status == 0)
+        // The script has no #! line: allowing it names its interpreter, which is pinned with it.
+        let unnamed = try vault.ctl("allow", "svc", "script", allowed)
+        #expect(unnamed.status != 0 && unnamed.stderr.contains("--interpreter"), "\(unnamed.stderr)")
+        #expect(try vault.ctl("allow", "--interpreter", "/usr/bin/python3", "svc", "script", allowed).status == 0)
         let arguments = [vault.socketPath, "svc", "script"]
         #expect(try vault.run(["/usr/bin/python3", allowed] + arguments).text == "for-the-script\n")
         #expect(try vault.run(["/usr/bin/python3", "-B", allowed] + arguments).text == "for-the-script\n")

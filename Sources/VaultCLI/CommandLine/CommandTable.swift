@@ -325,10 +325,15 @@ extension CommandTable {
                     Let EXECUTABLE read the item with get, token or a credential helper. Once an item has a
                     rule, only the programs it names get it (exit status 7 for others). The program is pinned
                     by path and the SHA-256 of its content now: after an upgrade, allow it again. For a script,
-                    name the script: an interpreter is matched by the script it runs. Allowing a program on
-                    an item marked --confirm needs the approver's answer.
+                    name the script: its interpreter is pinned with it (the one its #! line names, found in PATH
+                    for #!/usr/bin/env, or --interpreter), and the rule matches only that script run by that
+                    interpreter, with no option that runs other code and no loader or interpreter variable
+                    (LD_PRELOAD, PYTHONPATH, ...) in its environment. Allowing a program on an item marked
+                    --confirm needs the approver's answer.
                     """,
-                positionals: item + [program]),
+                positionals: item + [program],
+                options: [OptionSpec("interpreter", value: "EXECUTABLE", completion: .files,
+                                     help: "for a script without a #! line (run as python3 tool.py): the program that runs it")]),
             CommandSpec(
                 .disallow, summary: "remove a program's rule from an item",
                 discussion: """

@@ -9,8 +9,12 @@ extension Commands {
     func allow(_ arguments: ParsedArguments) throws {
         try arguments.expect(3...3, "SERVICE ACCOUNT EXECUTABLE")
         let (service, account) = (arguments.positionals[0], arguments.positionals[1])
-        let rules = try vault.allow(service: service, account: account, program: try Self.programPath(arguments.positionals[2], command: "allow"))
-        if let pinned = rules.allowed.last { Output.error("allowed \(pinned.path) (sha256 \(pinned.sha256.prefix(16))...) to read \(service) (\(account))") }
+        let program = try Self.programPath(arguments.positionals[2], command: "allow")
+        let interpreter = try arguments.options["interpreter"].map { try Self.programPath($0, command: "allow") } ?? Self.envInterpreter(of: program)
+        let rules = try vault.allow(service: service, account: account, program: program, interpreter: interpreter)
+        guard let pinned = rules.allowed.last else { return }
+        let under = pinned.interpreter.map { " run by \($0) (sha256 \(pinned.interpreterSHA256?.prefix(16) ?? "")...)" } ?? ""
+        Output.error("allowed \(pinned.path) (sha256 \(pinned.sha256.prefix(16))...)\(under) to read \(service) (\(account))")
     }
 
     func disallow(_ arguments: ParsedArguments) throws {
@@ -32,7 +36,24 @@ extension Commands {
             return
         }
         if rules.confirm { Output.line("confirm\teach read needs an answer from 'vaultctl approve' unless a program below asks") }
-        Output.table(header: ["PROGRAM", "SHA256", "ALLOWED"], rows: rules.allowed.map { [$0.path, $0.sha256, $0.added] })
+        Output.table(header: ["PROGRAM", "SHA256", "ALLOWED"], rows: rules.allowed.flatMap { program in
+            [[program.path, program.sha256, program.added]] + (program.interpreter.map { [["  run by " + $0, program.interpreterSHA256 ?? "", ""]] } ?? [])
+        })
+    }
+
+    /// The interpreter of a script whose `#!` line is `/usr/bin/env [-S] NAME ...`, looked up in
+    /// this PATH as the script would find it; nil for anything else (vaultd reads a `#!` line
+    /// that names its interpreter's path itself).
+    static func envInterpreter(of path: String) throws -> String? {
+        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { return nil }
+        defer { fd.close() }
+        var head = [UInt8](repeating: 0, count: 256)
+        guard let count = try? head.withUnsafeMutableBytes({ try fd.read(into: $0) }), count > 2, head[0] == 0x23, head[1] == 0x21 else { return nil }
+        let line = String(decoding: head[2..<count].prefix { $0 != 0x0A }, as: UTF8.self)
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard let first = words.first, first.hasSuffix("/env"),
+              let name = words.dropFirst().first(where: { !$0.hasPrefix("-") && !$0.contains("=") }) else { return nil }
+        return try programPath(name, command: "allow")
     }
 
     /// The absolute path of a program as typed: a name without a slash is looked up in PATH.

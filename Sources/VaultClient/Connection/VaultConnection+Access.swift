@@ -5,9 +5,11 @@ internal import VaultProtocol
 /// rule or the approver refuses).
 extension VaultConnection {
     /// Allows the program at `path` (absolute) to read the item; vaultd pins its content hash now.
+    /// For a script, also the interpreter that runs it: `interpreter` (absolute), or the one its
+    /// `#!` line names.
     @discardableResult
-    public func allow(service: String, account: String, program path: String) throws(VaultClientError) -> ItemRules {
-        try rulesAnswer(perform(.allow(AccessRuleRequest(service: service, account: account, path: path))))
+    public func allow(service: String, account: String, program path: String, interpreter: String? = nil) throws(VaultClientError) -> ItemRules {
+        try rulesAnswer(perform(.allow(AccessRuleRequest(service: service, account: account, path: path, interpreter: interpreter))))
     }
 
     @discardableResult

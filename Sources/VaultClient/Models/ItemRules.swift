@@ -7,6 +7,9 @@ public struct ItemRules: Sendable, Equatable {
         public var sha256: String
         /// When it was allowed (RFC 3339).
         public var added: String
+        /// For a script: the interpreter it must run under, and that file's SHA-256.
+        public var interpreter: String?
+        public var interpreterSHA256: String?
     }
 
     public var service: String

@@ -6,12 +6,17 @@ internal import VaultProtocol
 extension ItemRules: Encodable {
     init(wire body: AccessRulesBody) {
         self.init(service: body.service, account: body.account, confirm: body.confirm,
-                  allowed: body.allow.map { AllowedProgram(path: $0.path, sha256: $0.sha256, added: $0.added) })
+                  allowed: body.allow.map {
+                      AllowedProgram(path: $0.path, sha256: $0.sha256, added: $0.added, interpreter: $0.interpreter?.path, interpreterSHA256: $0.interpreter?.sha256)
+                  })
     }
 
     public func encode(to encoder: Encoder) throws {
         try AccessRulesBody(service: service, account: account, confirm: confirm,
-                            allow: allowed.map { .init(path: $0.path, sha256: $0.sha256, added: $0.added) }).encode(to: encoder)
+                            allow: allowed.map { program in
+                                .init(path: program.path, sha256: program.sha256, added: program.added,
+                                      interpreter: program.interpreter.map { .init(path: $0, sha256: program.interpreterSHA256 ?? "") })
+                            }).encode(to: encoder)
     }
 }
 

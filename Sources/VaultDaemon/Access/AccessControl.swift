@@ -12,8 +12,7 @@ final class AccessControl: Sendable {
     /// An approver's "for N minutes": this program may read this item until `until` (monotonic).
     private struct TimedGrant {
         var item: ItemKey
-        var path: String
-        var hash: String
+        var program: CallerIdentity.Program
         var until: Double
     }
 
@@ -63,13 +62,17 @@ final class AccessControl: Sendable {
             return nil
         case .allowed:
             return "rule"
-        case .unguarded, .changed, .notAllowed:
+        case .injected:
+            // No rule, and no grant for a while either: the approver, if the item has one, decides.
+            guard confirmAll || rules.entry(item)?.confirm == true else { throw Self.refusal(verdict, item: item, caller: caller, rules: rules) }
+            return try askApprover(op: op, item: item, caller: caller)
+        case .unguarded, .changed, .interpreterNotPinned, .notAllowed:
             break
         }
         let now = Clock.monotonicSeconds()
         if let principal = caller.principal, grants.withLock({ grants in
             grants.removeAll { $0.until <= now }
-            return grants.contains { $0.item == item && $0.path == principal.path && $0.hash == principal.hash }
+            return grants.contains { $0.item == item && $0.program == principal }
         }) {
             return "approved for a while"
         }
@@ -97,11 +100,11 @@ final class AccessControl: Sendable {
             grant = "approved for \(minutes) minutes"
             if let principal {
                 let until = Clock.monotonicSeconds() + Double(minutes) * 60
-                grants.withLock { $0.append(TimedGrant(item: item, path: principal.path, hash: principal.hash, until: until)) }
+                grants.withLock { $0.append(TimedGrant(item: item, program: principal, until: until)) }
             }
         case .always:
             grant = "approved always"
-            if let principal { try allow(item, path: principal.path, hash: principal.hash) }
+            if let principal { try allow(item, program: principal) }
         case .deny, .timedOut, .approverGone, .tooManyWaiting:
             let why = switch answer {
             case .deny: "the approver denied it"
@@ -116,13 +119,13 @@ final class AccessControl: Sendable {
         return grant
     }
 
-    /// Adds an allow rule for the program at `path` with content hash `hash`.
+    /// Adds an allow rule for `program` (replacing any rule for its path).
     @discardableResult
-    func allow(_ item: ItemKey, path: String, hash: String) throws -> AccessRules.Entry? {
+    func allow(_ item: ItemKey, program: CallerIdentity.Program) throws -> AccessRules.Entry? {
         let added = Timestamp.rfc3339(milliseconds: Clock.nowMilliseconds())
         return try updateRules(item) { entry in
-            entry.allow.removeAll { $0.path == path }
-            entry.allow.append(AccessRules.Program(path: path, sha256: hash, added: added))
+            entry.allow.removeAll { $0.path == program.path }
+            entry.allow.append(AccessRules.Program(program, added: added))
         }
     }
 
@@ -142,13 +145,19 @@ final class AccessControl: Sendable {
 
     static func refusal(_ verdict: AccessRules.Verdict, item: ItemKey, caller: CallerIdentity, rules: AccessRules) -> VaultError {
         let again = "vaultctl allow \(item.service.shellQuoted) \(item.account.shellQuoted)"
-        if case .changed(let path) = verdict {
-            return .denied("\(path) has changed since it was allowed to read \(item) (its content's SHA-256 differs), so \(caller.summary) was refused; "
+        switch verdict {
+        case .changed(let path):
+            return .denied("\(path) (or the interpreter it runs under) has changed since it was allowed to read \(item) (its content's SHA-256 differs), so \(caller.summary) was refused; "
                            + "if the change is expected (an upgrade), allow it again: \(again) \(path.shellQuoted)")
+        case .interpreterNotPinned(let path):
+            return .denied("the rule letting \(path) read \(item) was written before vault pinned a script's interpreter, so \(caller.summary) was refused; allow it again, which pins both: \(again) \(path.shellQuoted)")
+        case .injected(let why):
+            return .denied("\(caller.summary) was refused \(item): \(why), which lets code other than the allowed program's run inside it, so no rule matches it; start it without that")
+        case .unguarded, .allowed, .notAllowed:
+            let allowed = rules.entry(item)?.allow.map(\.path).joined(separator: ", ") ?? ""
+            let program = caller.principal?.path ?? "PROGRAM"
+            return .denied("\(item) may be read only by \(allowed); \(caller.summary) was refused. To allow it: \(again) \(program.shellQuoted)")
         }
-        let allowed = rules.entry(item)?.allow.map(\.path).joined(separator: ", ") ?? ""
-        let program = caller.principal?.path ?? "PROGRAM"
-        return .denied("\(item) may be read only by \(allowed); \(caller.summary) was refused. To allow it: \(again) \(program.shellQuoted)")
     }
 
     // MARK: Audit

@@ -5,12 +5,40 @@ import VaultCore
 /// (kind `access`), so it is encrypted with the item metadata in the file store and migrates
 /// with the items. An item without an entry is given to any caller of the user.
 struct AccessRules: Codable, Sendable, Equatable {
-    /// One program allowed to read an item: its path and the SHA-256 of its content when allowed.
+    /// One program allowed to read an item: its path and the SHA-256 of its content when
+    /// allowed; for a script, the interpreter it must run under, pinned the same way.
     struct Program: Codable, Sendable, Equatable {
         var path: String
         var sha256: String
         /// When the rule was written (RFC 3339).
         var added: String
+        var interpreter: Interpreter?
+
+        struct Interpreter: Codable, Sendable, Equatable {
+            var path: String
+            var sha256: String
+        }
+
+        init(path: String, sha256: String, added: String, interpreter: Interpreter? = nil) {
+            (self.path, self.sha256, self.added, self.interpreter) = (path, sha256, added, interpreter)
+        }
+
+        init(_ program: CallerIdentity.Program, added: String) {
+            self.init(path: program.path, sha256: program.hash, added: added,
+                      interpreter: program.interpreter.map { Interpreter(path: $0.path, sha256: $0.hash) })
+        }
+
+        /// Whether `caller` runs this program: for a script, this script under this interpreter.
+        func admits(_ caller: CallerIdentity) -> Bool {
+            guard let interpreter else { return caller.executable == path && caller.executableHash == sha256 }
+            return caller.script == path && caller.scriptHash == sha256 && caller.executable == interpreter.path && caller.executableHash == interpreter.sha256
+        }
+
+        /// Whether `caller` runs a program at this rule's paths, whatever their content.
+        func namesThePathsOf(_ caller: CallerIdentity) -> Bool {
+            guard let interpreter else { return caller.executable == path }
+            return caller.script == path && caller.executable == interpreter.path
+        }
     }
 
     /// The rules of one item.
@@ -31,8 +59,14 @@ struct AccessRules: Codable, Sendable, Equatable {
         case unguarded
         /// A program of the caller is allowed (its path).
         case allowed(String)
-        /// The caller runs a program at an allowed path whose content differs from when it was allowed.
+        /// The caller runs a program at an allowed path whose content (or whose interpreter's)
+        /// differs from when it was allowed.
         case changed(String)
+        /// The caller runs an allowed script, but the rule pins no interpreter (written before
+        /// vault pinned them): allowed again, it matches.
+        case interpreterNotPinned(String)
+        /// Code other than the allowed program's may run in the caller (`CodeInjection`).
+        case injected(String)
         /// No rule names the caller's programs.
         case notAllowed
     }
@@ -70,13 +104,10 @@ struct AccessRules: Codable, Sendable, Equatable {
 
     func verdict(for key: ItemKey, caller: CallerIdentity) -> Verdict {
         guard let entry = entry(key), !entry.allow.isEmpty || entry.confirm else { return .unguarded }
-        let programs = caller.programs
-        for rule in entry.allow where programs.contains(where: { $0.path == rule.path && $0.hash == rule.sha256 }) {
-            return .allowed(rule.path)
-        }
-        if let changed = entry.allow.first(where: { rule in programs.contains { $0.path == rule.path } }) {
-            return .changed(changed.path)
-        }
+        if let injection = caller.injection { return .injected(injection) }
+        if let rule = entry.allow.first(where: { $0.admits(caller) }) { return .allowed(rule.path) }
+        if let changed = entry.allow.first(where: { $0.namesThePathsOf(caller) }) { return .changed(changed.path) }
+        if let old = entry.allow.first(where: { $0.interpreter == nil && $0.path == caller.script }) { return .interpreterNotPinned(old.path) }
         return .notAllowed
     }
 

@@ -6,10 +6,14 @@ public struct CallerIdentity: Sendable, Equatable {
     /// The executable the process runs (/proc/PID/exe), and the SHA-256 of that file's content.
     public var executable: String?
     public var executableHash: String?
-    /// For an interpreter (python3, bash, perl, ...), the script it runs: the first argument that
-    /// is not an option, resolved against the process's working directory, and its SHA-256.
+    /// For an interpreter (python3, bash, perl, ...), the script it runs, read from its arguments
+    /// with that interpreter's option table (`InterpreterArguments`), resolved against the
+    /// process's working directory, and its SHA-256.
     public var script: String?
     public var scriptHash: String?
+    /// Why code other than the program's own may run in it (`CodeInjection`: "LD_PRELOAD is set
+    /// in its environment"); such a caller matches no rule.
+    public var injection: String?
     /// The working directory and the systemd unit (from /proc/PID/cgroup), for people.
     public var workingDirectory: String?
     public var unit: String?
@@ -21,16 +25,33 @@ public struct CallerIdentity: Sendable, Equatable {
     /// A caller nothing is known about.
     public static let unknown = CallerIdentity()
 
-    /// The programs a rule can name for this caller: the executable, and the script when it runs one.
-    var programs: [(path: String, hash: String)] {
-        var programs: [(path: String, hash: String)] = []
-        if let executable, let executableHash { programs.append((executable, executableHash)) }
-        if let script, let scriptHash { programs.append((script, scriptHash)) }
-        return programs
+    /// The program a rule written for this caller names: its script, with the interpreter
+    /// running it, when it runs one; else its executable. nil when either could not be read.
+    var principal: Program? {
+        guard let executable, let executableHash else { return nil }
+        guard script != nil || scriptHash != nil else { return Program(path: executable, hash: executableHash) }
+        guard let script, let scriptHash else { return nil }
+        return Program(path: script, hash: scriptHash, interpreter: Program(path: executable, hash: executableHash))
     }
 
-    /// The program to name in a rule written for this caller: its script when it runs one.
-    var principal: (path: String, hash: String)? { programs.last }
+    /// A program as a rule pins it: its path and content hash, and for a script the interpreter's.
+    public struct Program: Sendable, Equatable {
+        public var path: String
+        public var hash: String
+        /// For a script: the interpreter it must run under (never itself a script).
+        public var interpreter: Interpreter?
+
+        public struct Interpreter: Sendable, Equatable {
+            public var path: String
+            public var hash: String
+        }
+
+        public init(path: String, hash: String, interpreter: Program? = nil) {
+            self.path = path
+            self.hash = hash
+            self.interpreter = interpreter.map { Interpreter(path: $0.path, hash: $0.hash) }
+        }
+    }
 
     /// "pid 42 /usr/bin/python3 running /home/a/x.py (unit app.service)", for messages and prompts.
     public var summary: String {

@@ -118,9 +118,10 @@ final class PeerProcess: Sendable {
         }
         identity.workingDirectory = Self.readLink(proc + "/cwd")
         identity.unit = FileSystem.kernelText(proc + "/cgroup").flatMap(Self.unit(fromCgroup:))
-        if let executable = identity.executable, Self.isInterpreter(executable),
+        identity.injection = Self.injection(proc)
+        if let executable = identity.executable, let family = InterpreterArguments.family(ofExecutable: FileSystem.lastComponent(of: executable)),
            let arguments = FileSystem.kernelText(proc + "/cmdline")?.split(separator: "\0", omittingEmptySubsequences: false).map(String.init),
-           let script = Self.scriptArgument(arguments) {
+           let script = InterpreterArguments.script(family, arguments) {
             // Relative to the process's working directory; realpath through /proc/PID/cwd gives
             // the path a rule names.
             let joined = script.hasPrefix("/") ? script : proc + "/cwd/" + script
@@ -155,27 +156,22 @@ final class PeerProcess: Sendable {
         return path.split(separator: "/").last(where: { $0.hasSuffix(".service") || $0.hasSuffix(".scope") }).map(String.init)
     }
 
-    /// Programs that run a script named by their first argument that is not an option.
+    /// Programs that run a script named in their arguments.
     static func isInterpreter(_ executable: String) -> Bool {
-        var name = Substring(FileSystem.lastComponent(of: executable))
-        while let last = name.last, last.isNumber || last == "." { name = name.dropLast() }
-        return ["python", "perl", "ruby", "node", "bash", "sh", "dash", "zsh", "ksh", "mksh", "php", "lua", "tclsh", "Rscript"].contains(String(name))
+        InterpreterArguments.family(ofExecutable: FileSystem.lastComponent(of: executable)) != nil
     }
 
-    /// The script in an interpreter's arguments (argv[0] first): the first argument that is not
-    /// an option, or the one after `--`; nil when the code comes from an option (`-c`, `-e`, `-m`)
-    /// or stdin. Options known to take a value (`-W x`, `-o x`) skip it.
-    static func scriptArgument(_ arguments: [String]) -> String? {
-        var index = 1
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--" { return index + 1 < arguments.count ? arguments[index + 1] : nil }
-            if argument == "-" || argument.isEmpty { return nil }
-            guard argument.hasPrefix("-") else { return argument }
-            if ["-c", "-e", "-E", "-m", "--eval", "--command", "-r", "-p"].contains(argument) { return nil }
-            if ["-W", "-X", "-Q", "-o", "-O", "-I", "--rcfile", "--init-file", "--require"].contains(argument) { index += 1 }
-            index += 1
-        }
-        return nil
+    /// Why code not the program's own may run in the process (`CodeInjection`), from its
+    /// environment; an environment that cannot be read whole counts as such a reason.
+    static func injection(_ proc: String) -> String? {
+        guard let fd = try? FileDescriptor.open(proc + "/environ", O_RDONLY) else { return "its environment cannot be read" }
+        defer { fd.close() }
+        guard let environ = try? fd.readAll(limit: environLimit) else { return "its environment is too large to check" }
+        return CodeInjection.reason(environ: environ)
     }
+
+    /// /proc/PID/environ beyond this is not read (the kernel's limit on a whole argv and environ
+    /// is far larger, but an environment that large is no ordinary caller's); a caller whose
+    /// environment cannot be read whole is taken as injected.
+    static let environLimit = 1 << 20
 }

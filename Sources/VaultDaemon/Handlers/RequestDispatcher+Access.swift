@@ -6,7 +6,7 @@ import VaultProtocol
 extension RequestDispatcher {
     func allow(_ request: AccessRuleRequest, _ caller: CallerIdentity) throws -> ResultBody {
         let item = try ItemKey(service: request.service, account: request.account)
-        return Self.result(rules: AccessRulesBody(try items.allow(item, program: request.path ?? "", by: caller), item: item))
+        return Self.result(rules: AccessRulesBody(try items.allow(item, program: request.path ?? "", interpreter: request.interpreter, by: caller), item: item))
     }
 
     func disallow(_ request: AccessRuleRequest, _ caller: CallerIdentity) throws -> ResultBody {
@@ -102,6 +102,8 @@ extension RequestDispatcher {
 extension AccessRulesBody {
     init(_ entry: AccessRules.Entry?, item: ItemKey) {
         self.init(service: item.service, account: item.account, confirm: entry?.confirm ?? false,
-                  allow: (entry?.allow ?? []).map { Program(path: $0.path, sha256: $0.sha256, added: $0.added) })
+                  allow: (entry?.allow ?? []).map {
+                      Program(path: $0.path, sha256: $0.sha256, added: $0.added, interpreter: $0.interpreter.map { .init(path: $0.path, sha256: $0.sha256) })
+                  })
     }
 }

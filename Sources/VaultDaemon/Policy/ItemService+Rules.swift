@@ -5,20 +5,27 @@ import VaultProtocol
 /// `disallow`, both audited.
 extension ItemService {
     /// Allows the program at `path` (absolute; resolved to the file a caller's /proc/PID/exe
-    /// shows, and pinned by the SHA-256 of its content now) to read `key`. Loosening the rules
-    /// of an item that needs confirmation needs the approver too, or any program could allow
-    /// itself.
-    func allow(_ key: ItemKey, program path: String, by caller: CallerIdentity) throws -> AccessRules.Entry? {
+    /// shows, and pinned by the SHA-256 of its content now) to read `key`; for a script, only as
+    /// run by its interpreter (`ScriptInterpreter`: `interpreter`, or its `#!` line's), pinned
+    /// the same way. Loosening the rules of an item that needs confirmation needs the approver
+    /// too, or any program could allow itself.
+    func allow(_ key: ItemKey, program path: String, interpreter: String? = nil, by caller: CallerIdentity) throws -> AccessRules.Entry? {
         try audited(.allow, key, by: caller) { facts in
-            let program = try Self.programPath(path)
-            guard let hash = ExecutableHashes.shared.hash(ofFile: program) else {
-                throw VaultError.invalidInput("\(program) is not a regular file vaultd can read, so it cannot be pinned: name the program's file")
-            }
+            let program = try Self.pinned(try Self.programPath(path))
+            let pinned = try ScriptInterpreter.of(program.path, named: interpreter).map { try Self.pinned($0) }
             if try access.confirmAll || access.rules(of: key)?.confirm == true {
                 facts.grant = try access.askApprover(op: .allow, item: key, caller: caller)
             }
-            return try access.allow(key, path: program, hash: hash)
+            return try access.allow(key, program: CallerIdentity.Program(path: program.path, hash: program.hash, interpreter: pinned))
         }
+    }
+
+    /// The file at `path` with the SHA-256 of its content now.
+    private static func pinned(_ path: String) throws -> CallerIdentity.Program {
+        guard let hash = ExecutableHashes.shared.hash(ofFile: path) else {
+            throw VaultError.invalidInput("\(path) is not a regular file vaultd can read, so it cannot be pinned: name the program's file")
+        }
+        return CallerIdentity.Program(path: path, hash: hash)
     }
 
     /// Removes the rule allowing the program at `path` (as given, or as it resolves now: the file

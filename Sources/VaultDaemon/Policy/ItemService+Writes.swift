@@ -72,7 +72,7 @@ extension ItemService {
     /// and a set of `target`.
     func move(_ key: ItemKey, to target: ItemKey, by caller: CallerIdentity, in scope: Scope, _ change: (Item) -> ItemChanges) throws -> ItemInfo {
         let info = try audited(.set, key, by: caller) { facts in
-            facts.grant = try access.checkRead(key, op: .set, caller: caller)
+            try decide(key, op: .set, by: caller, &facts)
             let info = try store.perform { store in
                 let item = try Self.existing(key, in: scope, of: store)
                 let info: ItemInfo

@@ -107,10 +107,12 @@ final class ItemService: Sendable {
     func readAll(_ keys: [ItemKey], by caller: CallerIdentity, in scope: Scope) throws -> [Item] {
         var grants: [(ItemKey, AccessControl.Grant?)] = []
         for key in keys {
+            var facts = AuditFacts(item: key)
             do {
-                grants.append((key, try access.checkRead(key, op: .get, caller: caller)))
+                try decide(key, op: .get, by: caller, &facts)
+                grants.append((key, facts.grant))
             } catch let error as VaultError {
-                access.record(op: Operation.get.rawValue, item: key, result: error.code.rawValue, caller: caller)
+                access.record(op: Operation.get.rawValue, item: key, result: error.code.rawValue, caller: caller, grant: facts.grant)
                 throw error
             }
         }
@@ -131,8 +133,19 @@ final class ItemService: Sendable {
     /// may read it; audited as `op`.
     func guardedRead<R>(_ key: ItemKey, op: Operation, by caller: CallerIdentity, _ body: () throws -> R) throws -> R {
         try audited(op, key, by: caller) { facts in
-            facts.grant = try access.checkRead(key, op: op, caller: caller)
+            try decide(key, op: op, by: caller, &facts)
             return try body()
+        }
+    }
+
+    /// The access decision for `caller` reading `key`, into `facts`: how access was granted, or,
+    /// when refused because code not the program's own may run in it, why no rule could match.
+    func decide(_ key: ItemKey, op: Operation, by caller: CallerIdentity, _ facts: inout AuditFacts) throws {
+        do {
+            facts.grant = try access.checkRead(key, op: op, caller: caller)
+        } catch let error as VaultError where error.code == .denied {
+            facts.grant = caller.injection.map { "no rule matches: \($0)" }
+            throw error
         }
     }
 

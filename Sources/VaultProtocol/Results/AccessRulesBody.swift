@@ -5,11 +5,24 @@ public struct AccessRulesBody: Codable, Sendable, Equatable {
         public var path: String
         public var sha256: String
         public var added: String
+        /// For a script: the interpreter it must run under, pinned the same way.
+        public var interpreter: Interpreter?
 
-        public init(path: String, sha256: String, added: String) {
+        public struct Interpreter: Codable, Sendable, Equatable {
+            public var path: String
+            public var sha256: String
+
+            public init(path: String, sha256: String) {
+                self.path = path
+                self.sha256 = sha256
+            }
+        }
+
+        public init(path: String, sha256: String, added: String, interpreter: Interpreter? = nil) {
             self.path = path
             self.sha256 = sha256
             self.added = added
+            self.interpreter = interpreter
         }
     }
 

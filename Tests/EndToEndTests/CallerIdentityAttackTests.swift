@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import VaultCore
+
+/// Attacks 4, 5 and 6 of issue 30, as a program of the user would make them, against an item
+/// allowed to one Python script run by /usr/bin/python3: a copy of the interpreter elsewhere, an
+/// interpreter option that runs another script, and code injected through the environment.
+@Suite struct CallerIdentityAttackTests {
+    let rules = AccessRulesTests()
+
+    /// A vault whose item svc/tool is allowed to `tool.py` (run by /usr/bin/python3), and an
+    /// `evil.py` that reads items the same way from another path.
+    func allowedScript() throws -> (VaultHarness, tool: String, evil: String) {
+        let vault = VaultHarness()
+        try vault.ctl("set", "svc", "tool", input: "for-the-tool-only")
+        let fixture = PythonFixture.packageRoot + "/Tests/Fixtures/vault_get.py"
+        let tool = vault.root + "/tool.py", evil = vault.root + "/evil.py"
+        try FileManager.default.copyItem(atPath: fixture, toPath: tool)
+        try FileManager.default.copyItem(atPath: fixture, toPath: evil)
+        #expect(try vault.ctl("allow", "--interpreter", "/usr/bin/python3", "svc", "tool", tool).status == 0)
+        #expect(try vault.run(["/usr/bin/python3", tool, vault.socketPath, "svc", "tool"]).text == "for-the-tool-only\n")
+        return (vault, tool, evil)
+    }
+
+    @Test func aCopyOfTheInterpreterElsewhereDoesNotPassForIt() throws {
+        let (vault, tool, _) = try allowedScript()
+        // Named like an interpreter, in a directory of the user's: a program of the user's choosing.
+        try FileManager.default.createDirectory(atPath: vault.root + "/x", withIntermediateDirectories: true)
+        let impostor = vault.root + "/x/python3"
+        try FileManager.default.copyItem(atPath: "/usr/bin/python3.11", toPath: impostor)
+        #expect(try vault.run([impostor, tool, vault.socketPath, "svc", "tool"]).text == "error denied\n")
+    }
+
+    @Test func anOptionBeforeAnotherScriptDoesNotPassForTheAllowedOne() throws {
+        let (vault, tool, evil) = try allowedScript()
+        for option in ["-I", "-O", "-W"] {
+            let result = try vault.run(["/usr/bin/python3", option, evil, tool, vault.socketPath, "svc", "tool"])
+            #expect(!result.text.contains("for-the-tool-only"), "\(option): \(result.text)")
+        }
+    }
+
+    @Test func codeInjectedThroughTheEnvironmentIsRefusedAndAudited() throws {
+        let (vault, tool, _) = try allowedScript()
+        let site = vault.root + "/site"
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        try "print('injected')\n".write(toFile: site + "/sitecustomize.py", atomically: true, encoding: .utf8)
+        let arguments = ["/usr/bin/python3", tool, vault.socketPath, "svc", "tool"]
+        let injected = try vault.run(arguments, environment: ["PYTHONPATH": site])
+        #expect(injected.text == "injected\nerror denied\n", "\(injected.text)")
+        let preloaded = try vault.run(arguments, environment: ["LD_PRELOAD": "/lib/x86_64-linux-gnu/libc.so.6"])
+        #expect(preloaded.text == "error denied\n", "\(preloaded.text)")
+        // The same script with a clean environment is still served.
+        #expect(try vault.run(arguments).text == "for-the-tool-only\n")
+        let refusals = try rules.records(vault).filter { $0["account"] as? String == "tool" && $0["result"] as? String == "denied" }
+        #expect(refusals.count == 2 && refusals.allSatisfy { ($0["grant"] as? String)?.contains("is set in its environment") == true }, "\(refusals)")
+    }
+}
