@@ -211,3 +211,29 @@ final class Approver: Sendable {
         }
     }
 }
+
+/// A guarded item is not given out unrecorded: with audit.log unwritable (a directory in its
+/// place), a read its rules allow is refused, and an unguarded item is still served.
+@Suite struct AuditFailClosedTests {
+    @Test func aGuardedReadThatCannotBeRecordedIsRefused() throws {
+        let tests = ItemServiceTests()
+        let key = tests.key, service = tests.service
+        try tests.store()
+        let open = try ItemKey(service: "open", account: "acct")
+        try tests.store("open-secret", at: open)
+        _ = try service.allow(key, program: "/usr/bin/env", by: .unknown)
+        #expect(try service.read(key, by: ItemServiceTests.allowed, in: .everyKind).secret == SecretBytes(utf8: "s3cret"))
+        // audit.log replaced by a directory: nothing can be appended.
+        let log = service.access.audit.path
+        try FileManager.default.removeItem(atPath: log)
+        try FileManager.default.createDirectory(atPath: log, withIntermediateDirectories: false)
+        do {
+            _ = try service.read(key, by: ItemServiceTests.allowed, in: .everyKind)
+            Issue.record("a guarded item was given out unrecorded")
+        } catch let error as VaultError {
+            #expect(error.code == .denied && "\(error)".contains("could not be written to the audit log"))
+        }
+        #expect(throws: VaultError.self) { try service.readAll([open, key], by: ItemServiceTests.allowed, in: .everyKind) }
+        #expect(try service.read(open, by: ItemServiceTests.other, in: .everyKind).secret == SecretBytes(utf8: "open-secret"))
+    }
+}

@@ -162,10 +162,12 @@ final class AccessControl: Sendable {
 
     // MARK: Audit
 
-    /// Appends a record, sealed under the vault's audit key. Nothing is recorded while the store
-    /// is locked (its key is in the vault), nor before the key exists; a failure to write is logged, without names, and does
-    /// not fail the request.
-    func record(op: String, item: ItemKey?, result: String, caller: CallerIdentity, grant: String? = nil) {
+    /// Appends a record, sealed under the vault's audit key; whether it was written. Nothing is
+    /// recorded while the store is locked (its key is in the vault), nor before the key exists; a
+    /// failure to write is logged, without names (`ItemService` refuses a guarded read it could
+    /// not record).
+    @discardableResult
+    func record(op: String, item: ItemKey?, result: String, caller: CallerIdentity, grant: String? = nil) -> Bool {
         let entry = AuditEntryBody(
             time: "", op: op, service: item?.service, account: item?.account, result: result, pid: caller.pid, exe: caller.executable,
             script: caller.script, unit: caller.unit, grant: grant)
@@ -175,12 +177,14 @@ final class AccessControl: Sendable {
             let create = result == "ok" || result == VaultErrorCode.denied.rawValue
             // Read beside other reads; only the first record of a vault takes the write side to make the key.
             let existing = try store.read { active in try cachedAuditKey.value(in: active) { try AuditKey.get(in: $0, creating: false) } }
-            guard let key = try existing ?? (create ? store.perform({ try AuditKey.get(in: $0, creating: true) }) : nil) else { return }
+            guard let key = try existing ?? (create ? store.perform({ try AuditKey.get(in: $0, creating: true) }) : nil) else { return false }
             try audit.append(entry, key: key)
+            return true
         } catch let error as VaultError where error.code == .locked {
             logger.debug("not audited (the store is locked): \(op)")
         } catch {
             logger.warning("could not append to the audit log \(audit.path): \(error)")
         }
+        return false
     }
 }

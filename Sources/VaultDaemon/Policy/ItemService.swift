@@ -15,7 +15,8 @@ import VaultProtocol
 /// 3. The store's read (beside other reads) or write (alone, `ActiveStore.perform`); a delete
 ///    or a move takes the item's access rules with it in the same exclusive section.
 /// 4. The audit record (`audited`): every outcome of an audited operation, success or error
-///    code, is recorded once its item is known, before the answer leaves vaultd.
+///    code, is recorded once its item is known, before the answer leaves vaultd; a guarded
+///    item (granted by a rule or the approver) is refused when its read cannot be recorded.
 /// 5. The change is posted to `changes` (the Secret Service's `ItemCreated`, `ItemChanged`,
 ///    `ItemDeleted`, whichever door made it) and logged without naming the item unless verbose.
 ///
@@ -76,8 +77,10 @@ final class ItemService: Sendable {
             if let target = facts.movedTo {
                 access.record(op: Operation.delete.rawValue, item: facts.item, result: "ok", caller: caller, grant: facts.grant)
                 access.record(op: Operation.set.rawValue, item: target, result: "ok", caller: caller, grant: facts.grant)
-            } else {
-                access.record(op: op.rawValue, item: facts.item, result: "ok", caller: caller, grant: facts.grant)
+            } else if !access.record(op: op.rawValue, item: facts.item, result: "ok", caller: caller, grant: facts.grant),
+                      op.traits.handsOutSecret, facts.grant != nil {
+                // Fail closed: what its rules or the approver guard goes out only on the record.
+                throw VaultError.denied("\(facts.item.map { "\($0)" } ?? "the item") is guarded, and this read could not be written to the audit log \(access.audit.path), so it was refused; vaultd's log says why")
             }
             return result
         } catch {
@@ -123,8 +126,8 @@ final class ItemService: Sendable {
                 if scope.shows(item.info.kind) { items.append((item, grant)) }
             } catch VaultError.notFound {}
         }
-        for (item, grant) in items {
-            access.record(op: Operation.get.rawValue, item: item.info.key, result: "ok", caller: caller, grant: grant)
+        for (item, grant) in items where !access.record(op: Operation.get.rawValue, item: item.info.key, result: "ok", caller: caller, grant: grant) && grant != nil {
+            throw VaultError.denied("\(item.info.key) is guarded, and this read could not be written to the audit log \(access.audit.path), so none was given out; vaultd's log says why")
         }
         return items.map(\.0)
     }

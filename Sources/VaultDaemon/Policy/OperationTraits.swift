@@ -15,9 +15,12 @@ struct OperationTraits: Sendable, Equatable {
     var postponesAutoLock: Bool
     /// The answer depends on who asks, or records it: the door establishes the caller first.
     var identifiesCaller: Bool
+    /// It hands out what an item guards (a secret, a session's token): a guarded item is not
+    /// handed out when its audit record cannot be written.
+    var handsOutSecret = false
 
-    static let itemRead = OperationTraits(audited: true, touchesItems: true, postponesAutoLock: true, identifiesCaller: true)
-    static let itemChange = itemRead
+    static let itemRead = OperationTraits(audited: true, touchesItems: true, postponesAutoLock: true, identifiesCaller: true, handsOutSecret: true)
+    static let itemChange = OperationTraits(audited: true, touchesItems: true, postponesAutoLock: true, identifiesCaller: true)
     static let itemUse = OperationTraits(audited: false, touchesItems: true, postponesAutoLock: true, identifiesCaller: false)
     static let storeChange = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: true, identifiesCaller: false)
     static let inspection = OperationTraits(audited: false, touchesItems: false, postponesAutoLock: false, identifiesCaller: false)
