@@ -15,6 +15,9 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 int vault_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     struct ucred credentials;
@@ -208,4 +211,105 @@ int vault_filesystem_type(const char *path, long long *type) {
 
 int vault_open_directory_path(const char *path) {
     return open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
+
+int vault_pass_senders(int fd) {
+    int on = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0) return -1;
+    /* Linux 6.5+; without it, a sender is named by its pid alone. */
+    return setsockopt(fd, SOL_SOCKET, SO_PASSPIDFD, &on, sizeof(on)) == 0 ? 1 : 0;
+}
+
+/* Closes every descriptor a control message carries (SCM_RIGHTS from a hostile client, a
+ * pidfd nobody asked for), and returns the sender's pid from SCM_CREDENTIALS (0: none), with the
+ * pidfd from SCM_PIDFD in *pidfd when `pidfd` is not NULL (-1: none). */
+static pid_t vault_take_sender(struct msghdr *message, int *pidfd) {
+    pid_t pid = 0;
+    if (pidfd) *pidfd = -1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(message); header; header = CMSG_NXTHDR(message, header)) {
+        if (header->cmsg_level != SOL_SOCKET) continue;
+        size_t length = header->cmsg_len - CMSG_LEN(0);
+        if (header->cmsg_type == SCM_CREDENTIALS && length >= sizeof(struct ucred)) {
+            struct ucred credentials;
+            memcpy(&credentials, CMSG_DATA(header), sizeof(credentials));
+            pid = credentials.pid;
+        } else if (header->cmsg_type == SCM_PIDFD && length >= sizeof(int)) {
+            int received;
+            memcpy(&received, CMSG_DATA(header), sizeof(received));
+            if (pidfd && *pidfd < 0 && received >= 0) *pidfd = received;
+            else if (received >= 0) close(received);
+        } else if (header->cmsg_type == SCM_RIGHTS) {
+            for (size_t offset = 0; offset + sizeof(int) <= length; offset += sizeof(int)) {
+                int received;
+                memcpy(&received, CMSG_DATA(header) + offset, sizeof(received));
+                if (received >= 0) close(received);
+            }
+        }
+    }
+    return pid;
+}
+
+ssize_t vault_peek_from_sender(int fd, void *buffer, size_t size, pid_t *sender) {
+    /* Room for the credentials and for descriptors someone may have sent (closed at once), not
+     * for a pidfd: the kernel then makes none (it checks the room first). */
+    union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * 8)]; } control;
+    struct iovec vector = {.iov_base = buffer, .iov_len = size};
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof(control.bytes)};
+    ssize_t count;
+    do {
+        count = recvmsg(fd, &message, MSG_PEEK | MSG_CMSG_CLOEXEC);
+    } while (count < 0 && errno == EINTR);
+    if (count < 0) return -1;
+    *sender = vault_take_sender(&message, NULL);
+    return count;
+}
+
+int vault_sender_pidfd(int fd, pid_t *sender) {
+    union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(int) * 8)]; } control;
+    char byte;
+    struct iovec vector = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof(control.bytes)};
+    ssize_t count;
+    do {
+        count = recvmsg(fd, &message, MSG_PEEK | MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    } while (count < 0 && errno == EINTR);
+    if (count <= 0) return -1;
+    int pidfd = -1;
+    *sender = vault_take_sender(&message, &pidfd);
+    return pidfd;
+}
+
+long long vault_process_start_ticks(pid_t pid) {
+    char path[64], text[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t count = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (count <= 0) return -1;
+    text[count] = 0;
+    /* After the command name, which may hold any byte: field 22, starttime, is the 20th after ')'. */
+    char *rest = strrchr(text, ')');
+    if (!rest) return -1;
+    int field = 2;
+    for (char *cursor = rest + 1; *cursor; cursor++) {
+        if (*cursor != ' ') continue;
+        field++;
+        if (field == 22) return strtoll(cursor + 1, NULL, 10);
+    }
+    return -1;
+}
+
+long long vault_boot_ticks_now(void) {
+    struct timespec now;
+    if (clock_gettime(CLOCK_BOOTTIME, &now) != 0) return -1;
+    long ticks = sysconf(_SC_CLK_TCK);
+    return (long long)now.tv_sec * ticks + (long long)now.tv_nsec / (1000000000L / ticks);
 }

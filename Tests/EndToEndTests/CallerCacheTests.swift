@@ -86,11 +86,10 @@ import VaultTestSupport
     }
 
     /// The process that connected exits and hands the connection to a child running the same
-    /// program: the caller is no longer a process vaultd can name (its pid is a dead process's,
-    /// and could be anyone's next), so the rule for that program no longer matches, though the
-    /// program's file, and so /proc/PID/exe's identity had the pid been reused by it, is the
-    /// same. (The cached identity was kept while "exe" could be stat'ed in /proc/PID.)
-    @Test func aConnectionOutlivingTheProcessThatMadeItIsNoLongerThatProcessForTheRules() throws {
+    /// program: each request is answered as its sender (the kernel names it with the message),
+    /// here the child, which runs the allowed program; never as the dead process whose pid
+    /// could be anyone's next.
+    @Test func aConnectionOutlivingTheProcessThatMadeItIsAnsweredAsItsSender() throws {
         let vault = VaultHarness()
         try vault.ctl("set", "svc", "acct", input: "for-the-allowed-one")
         let (allowed, _) = try peers(vault, "allowed-peer", "other-peer")
@@ -99,9 +98,13 @@ import VaultTestSupport
         #expect(peer.get() == ("for-the-allowed-one", nil))
         #expect(peer.get() == ("for-the-allowed-one", nil))
         try #require(peer.forkAndExit())
-        #expect(peer.get() == (nil, "denied"))
-        #expect(peer.get() == (nil, "denied"))
+        #expect(peer.get() == ("for-the-allowed-one", nil))
+        #expect(peer.get() == ("for-the-allowed-one", nil))
         peer.stop()
+        let pids = try vault.ctl("audit", "--json").text.split(separator: "\n")
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["op"] as? String == "get" }.compactMap { $0["pid"] as? Int }
+        #expect(pids.count == 4 && pids[0] == pids[1] && pids[2] == pids[3] && pids[1] != pids[2], "\(pids)")
         // A new connection from the program is allowed again.
         let again = try Peer(allowed, socket: vault.socketPath)
         #expect(again.get() == ("for-the-allowed-one", nil))

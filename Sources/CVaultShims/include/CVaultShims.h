@@ -52,6 +52,29 @@ int vault_pidfd_open(pid_t pid);
 /// is, its pid names it and nothing else. Returns 1 running, 0 exited, -1 with errno set.
 int vault_pidfd_running(int pidfd);
 
+/// Asks the kernel to attach each message's sender to what `fd` (a listening or connected Unix
+/// socket) receives: SO_PASSCRED, and SO_PASSPIDFD where the kernel has it (Linux 6.5+). A socket
+/// accepted from a listening one inherits both, and bytes sent before the accept carry their
+/// sender too. Returns 1 with pidfds, 0 with pids only, -1 with errno set.
+int vault_pass_senders(int fd);
+
+/// recvmsg(MSG_PEEK) of up to `size` bytes, all from one sender (the kernel never joins bytes of
+/// two senders in one read once SO_PASSCRED is on): its pid in `*sender` (0 when none came).
+/// Descriptors sent along (SCM_RIGHTS) are closed. Returns the count, or -1 with errno set.
+ssize_t vault_peek_from_sender(int fd, void *buffer, size_t size, pid_t *sender);
+
+/// A pidfd for the sender of the next unread byte of `fd` (SCM_PIDFD: the process that sent it,
+/// never one that reused its pid since; none once it has been reaped), and its pid in `*sender`
+/// (left alone when no byte waits). Returns the pidfd, or -1 (no byte waiting, no pidfd from this
+/// kernel, or the sender is gone).
+int vault_sender_pidfd(int fd, pid_t *sender);
+
+/// When process `pid` started, in clock ticks since boot (/proc/PID/stat's starttime); -1 if unknown.
+long long vault_process_start_ticks(pid_t pid);
+
+/// CLOCK_BOOTTIME now, in the same clock ticks; -1 if unknown.
+long long vault_boot_ticks_now(void);
+
 /// A readers-writer lock that prefers writers (glibc's PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP):
 /// once a writer waits, new readers wait behind it. Readers take it without a system call while
 /// no writer is about. Returns 0, or an errno value.

@@ -11,11 +11,11 @@ import VaultCore
 /// SO_PEERCRED pid. `identify` reads /proc/PID and then checks the pidfd still runs: while it
 /// does, the pid cannot have been reused, so what was read belongs to this process.
 ///
-/// What this cannot know: a process of the same user that can ptrace the caller (Yama
-/// `ptrace_scope` 0, or 1 for its own descendants) can make an allowed program do anything, and
-/// one that connected and then handed the socket to another process (fork, SCM_RIGHTS) is still
-/// taken for the one that connected. Rules tell programs apart; they are no wall between
-/// processes of one user (docs/protocol.md, "Access rules").
+/// A request sent by another process than the one that connected is answered as its sender
+/// (`MessageSenders`), not as this. What this cannot know: a process of the same user that can
+/// ptrace the caller (Yama `ptrace_scope` 0, or 1 for its own descendants) can make an allowed
+/// program do anything. Rules tell programs apart; they are no wall between processes of one
+/// user (docs/protocol.md, "Access rules").
 ///
 /// What `identify` read is kept for the connection's next requests while /proc/PID/exe is still
 /// the same file (device, inode, size, mtime, ctime: one `stat`) and the process still runs: an

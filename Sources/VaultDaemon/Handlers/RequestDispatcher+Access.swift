@@ -46,7 +46,7 @@ extension RequestDispatcher {
     /// The next request for this approver. A connection's first `approve_next` carries the
     /// approval secret, which makes it an approver until it closes; without it, only an approver's.
     func approveNext(_ request: ApprovalWait, _ caller: CallerIdentity, _ peer: PeerProcess?) throws -> ResultBody {
-        guard let peer else { throw VaultError.invalidInput("approve_next needs a connection that stays open") }
+        guard let peer else { throw VaultError.invalidInput("approve_next needs a connection of its own, used only by the process that opened it") }
         let approver = ObjectIdentifier(peer)
         if !access.broker.isApprover(approver) {
             guard let secret = request.secret else {

@@ -70,11 +70,12 @@ public final class RequestDispatcher: Sendable {
     /// Answers one request line. Its secret fields are read into `SecretBytes` and blanked in
     /// `line` before anything else parses it (`MessageCodec.decode`); the caller wipes the rest.
     public func handle(line: inout [UInt8]) -> ResponseLine {
-        handle(line: &line, from: nil)
+        handle(line: &line, connection: nil, sender: nil)
     }
 
-    /// Answers one request line from the process `peer` (nil: from no socket).
-    func handle(line: inout [UInt8], from peer: PeerProcess?) -> ResponseLine {
+    /// Answers one request line sent by the process `sender` (nil: nobody vaultd could name) on
+    /// the connection of the process `connection` (nil: from no socket).
+    func handle(line: inout [UInt8], connection peer: PeerProcess?, sender: PeerProcess?) -> ResponseLine {
         let decoded: RequestLine
         do {
             decoded = try MessageCodec.decode(RequestLine.self, from: &line)
@@ -88,13 +89,15 @@ public final class RequestDispatcher: Sendable {
         }
         let operation = decoded.request.operation
         // Who asks, established once, for the operations whose outcome names the caller.
-        let caller = operation.traits.identifiesCaller ? peer?.identify() ?? .unknown : .unknown
+        let caller = operation.traits.identifiesCaller ? sender?.identify() ?? .unknown : .unknown
+        // The approver's requests count only from the process that connected.
+        let connection = sender === peer ? peer : nil
         return items.serving(operation) {
-            var response = respond(to: decoded.request, caller, peer)
+            var response = respond(to: decoded.request, caller, connection)
             if case .failure(let body) = response, body.code == VaultErrorCode.locked.rawValue, operation.traits.touchesItems {
                 // Name the real cause (the passphrase file's mode, say); try again when it was fixed.
                 let (unlocked, explained) = store.explainLocked(.locked(body.message))
-                response = unlocked ? respond(to: decoded.request, caller, peer) : .failure(ErrorBody(explained))
+                response = unlocked ? respond(to: decoded.request, caller, connection) : .failure(ErrorBody(explained))
             }
             return ResponseLine(id: decoded.id, response)
         }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CVaultShims
 import Synchronization
 import VaultCore
 import VaultProtocol
@@ -162,9 +163,12 @@ final class Connection: Sendable {
         /// Whether to spin before the next sleep: the last request came soon after the answer before it.
         var spinNext = false
         var answeredAny = false
+        /// Who sent what `lines` holds.
+        var senders = MessageSenders()
         defer {
             if active { busyPoll.leave() }
             lines.clear()
+            senders.clear()
             scratch.withUnsafeMutableBytes { SecretBytes.wipe($0) }
             // Before the socket closes: an approver's registration polls it.
             dispatcher.connectionClosed(peer)
@@ -184,7 +188,12 @@ final class Connection: Sendable {
                     // keeps the connection from counting as idle.
                     if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue drain }
                     answered = true
-                    let response = dispatcher.handle(line: &line, from: peer)
+                    let sender: PeerProcess? = switch senders.sender(connector: peerPID) {
+                    case .connector: peer
+                    case .other(let process): process
+                    case .unknown: nil
+                    }
+                    let response = dispatcher.handle(line: &line, connection: peer, sender: sender)
                     // Nothing more buffered: settling from here (`isSettling`), since the client
                     // may read the answer, close and connect again before this thread is idle
                     // (woken by the answer, it can even run first on this CPU).
@@ -207,6 +216,7 @@ final class Connection: Sendable {
             }
             if lines.isEmpty {
                 lineStarted = nil
+                senders.clear()
                 becomeIdle(since: lastAnswered)
             } else if answered || lineStarted == nil {
                 // The rest of this read began a new line.
@@ -250,7 +260,11 @@ final class Connection: Sendable {
                 // answer does. Consumed right after the answer, they find it already woken by
                 // the answer and off the socket's wait queue: it wakes once per request
                 // (docs/performance.md, part F).
-                count = try scratch.withUnsafeMutableBytes { try fd.peek(into: $0) }
+                var sender: pid_t = 0
+                count = try scratch.withUnsafeMutableBytes { buffer in
+                    try retryingOnInterrupt { vault_peek_from_sender(fd.rawValue, buffer.baseAddress, buffer.count, &sender) }
+                }
+                if count > 0 { senders.received(from: sender, connector: peerPID) { MessageSenders.open(socket: fd, pid: sender) } }
                 // Claimed once bytes are seen, before any is consumed: meanwhile an eviction finds
                 // them unread (`evictIfIdle`) and leaves the connection alone. At the end of input
                 // it is never claimed: a client that closed leaves an idle connection, which an

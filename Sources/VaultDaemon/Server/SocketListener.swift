@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CVaultShims
 import VaultCore
 
 /// Sets up the listening socket safely: a private directory (0700, ours, not a symbolic link,
@@ -58,6 +59,7 @@ public final class SocketListener: @unchecked Sendable {
             defer { umask(previous) }
             do {
                 try UnixSocket.bind(fd, path: path)
+                try Self.passSenders(fd)
                 try UnixSocket.listen(fd, backlog: 128)
             } catch {
                 fd.close()
@@ -83,8 +85,20 @@ public final class SocketListener: @unchecked Sendable {
         let flags = fcntl(fd.rawValue, F_GETFL)
         _ = fcntl(fd.rawValue, F_SETFL, flags | O_NONBLOCK)
         _ = fcntl(fd.rawValue, F_SETFD, FD_CLOEXEC)
+        do {
+            try Self.passSenders(fd)
+        } catch {
+            throw SetupError.failed("cannot ask the kernel for each message's sender on systemd's socket \(path): \(error)")
+        }
         descriptor = fd
         inherited = true
+    }
+
+    /// Every message received on connections accepted from `fd` carries its sender (who sent a
+    /// request, not who connected, is the caller: docs/protocol.md, "The caller"); those bytes
+    /// sent before the accept too.
+    private static func passSenders(_ fd: FileDescriptor) throws {
+        guard vault_pass_senders(fd.rawValue) >= 0 else { throw Errno(errno) }
     }
 
     /// Stops listening and removes the socket (unless systemd owns it).
