@@ -67,7 +67,7 @@ public enum VaultCtl {
         case .disallow: try commands.disallow(arguments)
         case .rules: try commands.rules(arguments)
         case .approve: try commands.approve(arguments)
-        case .audit: try commands.audit(arguments)
+        case .audit: if try !commands.audit(arguments) { exit(ExitCode.failure.rawValue) }
         case .doctor: if try !commands.doctor(arguments) { exit(ExitCode.failure.rawValue) }
         case .migrate: try commands.migrate(arguments)
         case .version: Output.line("vaultctl \(VaultVersion.string)")

@@ -53,7 +53,7 @@ import VaultTestSupport
         let directory = TemporaryDirectory()
         // Rotated about eight times on the way (and nothing dropped: eleven files of 32 KiB hold
         // them all), so the follower also reads across rotations.
-        let log = AuditLog(directory: directory.file("vault"), maxBytes: 32 * 1024, keep: 10)
+        let log = AuditLog(directory: directory.file("vault"), maxBytes: 48 * 1024, keep: 10)
         let key = try SecureRandom.secretBytes(AESGCM.keySize)
         let threads = 8, each = 150
         let done = Atomic<Int>(0)

@@ -190,7 +190,8 @@ extension Commands {
 
     // MARK: audit
 
-    func audit(_ arguments: ParsedArguments) throws {
+    /// Prints the records; false when the log does not hold together (what is wrong on stderr).
+    func audit(_ arguments: ParsedArguments) throws -> Bool {
         try arguments.expect(0...0, "no arguments")
         var since: String?
         if let text = arguments.options["since"] {
@@ -200,8 +201,9 @@ extension Commands {
             since = Timestamp.rfc3339(milliseconds: Clock.nowMilliseconds() - Int64(seconds * 1000))
         }
         let json = arguments.flags.contains("json")
-        var records = try vault.audit(since: since)
+        var (records, problems) = try vault.checkedAudit(since: since)
         var after: String?
+        var reported = Set<String>()
         if !json && Output.stdoutIsTerminal { Output.line(["TIME", "OP", "SERVICE", "ACCOUNT", "RESULT", "PID", "EXECUTABLE", "UNIT"].joined(separator: "  ")) }
         while true {
             for record in records {
@@ -213,10 +215,12 @@ extension Commands {
                                  record.unit ?? "-"].map { $0.replacingControlCharacters() }.joined(separator: "\t"))
                 }
             }
-            guard arguments.flags.contains("follow") else { return }
+            // What does not hold, once each, after the records: stderr, and a failure exit.
+            for problem in problems where reported.insert(problem).inserted { Output.error("the audit log does not hold together: \(problem)") }
+            guard arguments.flags.contains("follow") else { return problems.isEmpty }
             // Records later than the last one printed; vaultd waits (bounded) for the next one.
             after = records.last?.time ?? after
-            records = try vault.audit(since: since, after: after, wait: 20)
+            (records, problems) = try vault.checkedAudit(since: since, after: after, wait: 20)
         }
     }
 }

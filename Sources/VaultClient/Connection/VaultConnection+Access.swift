@@ -36,7 +36,14 @@ extension VaultConnection {
     /// Audit records since `since` (RFC 3339) or after the record timed `after`, oldest first;
     /// with `wait`, vaultd waits up to that many seconds (at most 25) for one when there is none.
     public func audit(since: String? = nil, after: String? = nil, wait: Double? = nil) throws(VaultClientError) -> [AuditRecord] {
-        (try perform(.audit(AuditRequest(since: since, after: after, wait: wait))).audit ?? []).map(AuditRecord.init(wire:))
+        try checkedAudit(since: since, after: after, wait: wait).records
+    }
+
+    /// `audit`, and what vaultd found checking the log's chains: each problem a sentence naming
+    /// the records deleted, replayed, rearranged, cut off or rolled back (empty: the log holds).
+    public func checkedAudit(since: String? = nil, after: String? = nil, wait: Double? = nil) throws(VaultClientError) -> (records: [AuditRecord], problems: [String]) {
+        let result = try perform(.audit(AuditRequest(since: since, after: after, wait: wait)))
+        return ((result.audit ?? []).map(AuditRecord.init(wire:)), result.problems ?? [])
     }
 
     /// Waits up to `wait` seconds for a request to answer; nil when none came. The first call of

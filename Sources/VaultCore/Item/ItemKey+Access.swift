@@ -10,6 +10,8 @@ extension ItemKey {
     /// The audit log's AES-256-GCM key, made at random on first use.
     public static let auditKey = try! ItemKey(service: reservedService, account: "audit-key")
 
+    /// The heads of the audit log's chains, kept beyond the file (`AuditHeads`).
+    public static let auditHeads = try! ItemKey(service: reservedService, account: "audit-heads")
     /// What proves an approver (`ApprovalSecret`): an scrypt hash of the approval secret.
     public static let approvalSecret = try! ItemKey(service: reservedService, account: "approver")
 

@@ -38,6 +38,8 @@ final class AccessControl: Sendable {
         cachedAuditKey = StoreCache()
         store.register(cachedRules)
         store.register(cachedAuditKey)
+        // The audit log's head goes into the vault while its keys are at hand.
+        store.beforeLocking { [audit] store in Self.saveHead(of: audit, to: store) }
     }
 
     /// Every access rule, from the cache or the store; a read beside other reads, so checking
@@ -162,6 +164,14 @@ final class AccessControl: Sendable {
 
     // MARK: Audit
 
+    /// Writes this process's audit chain head to `store` (`AuditHeads`); a failure is no reason
+    /// to fail what triggered it, and is seen later as records missing after the stored head.
+    static func saveHead(of audit: AuditLog, to store: any VaultStore) {
+        let (chain, head) = audit.head
+        guard let head else { return }
+        try? AuditHeads.save(head, of: chain, to: store)
+    }
+
     /// Appends a record, sealed under the vault's audit key; whether it was written. Nothing is
     /// recorded while the store is locked (its key is in the vault), nor before the key exists; a
     /// failure to write is logged, without names (`ItemService` refuses a guarded read it could
@@ -178,7 +188,7 @@ final class AccessControl: Sendable {
             // Read beside other reads; only the first record of a vault takes the write side to make the key.
             let existing = try store.read { active in try cachedAuditKey.value(in: active) { try AuditKey.get(in: $0, creating: false) } }
             guard let key = try existing ?? (create ? store.perform({ try AuditKey.get(in: $0, creating: true) }) : nil) else { return false }
-            try audit.append(entry, key: key)
+            if try audit.append(entry, key: key) { try? store.perform { Self.saveHead(of: audit, to: $0) } }
             return true
         } catch let error as VaultError where error.code == .locked {
             logger.debug("not audited (the store is locked): \(op)")

@@ -39,6 +39,24 @@ final class AuditLog: Sendable {
         var seeded = false
         /// Times given to records not yet written (few: one per thread appending now).
         var unwritten: [Int64] = []
+        /// This process's chain (`AuditChain`): the last record sealed, and the tags of those
+        /// sealed but not yet known written, past `written`, the last record up to which every
+        /// one is written (the head a reader checks this chain against).
+        var sealed: Int64 = 0
+        var lastTag: String?
+        var inFlight: [Int64: (tag: String, time: String, done: Bool)] = [:]
+        var written: AuditChain.Head?
+
+        /// `seq` is in the file: `written` moves up over every record now written in order.
+        mutating func chainWritten(_ seq: Int64) {
+            inFlight[seq]?.done = true
+            var next = (written?.seq ?? 0) + 1
+            while let record = inFlight[next], record.done {
+                written = AuditChain.Head(seq: next, tag: record.tag, time: record.time)
+                inFlight[next] = nil
+                next += 1
+            }
+        }
 
         /// The next record's time, or nil until `last` is seeded.
         mutating func take() -> Int64? {
@@ -65,6 +83,9 @@ final class AuditLog: Sendable {
         }
     }
     private let times = AdaptiveLock(Times())
+
+    /// This process's chain id (`AuditChain`): 6 random bytes, hex.
+    private let chain: String
 
     /// The log kept open between records, with the identity it had when opened: reopened (the
     /// directory checked, the file opened safely again) only when the file at `path` is no longer
@@ -123,6 +144,7 @@ final class AuditLog: Sendable {
         path = directory + "/audit.log"
         self.maxBytes = maxBytes
         self.keep = keep
+        chain = ((try? SecureRandom.bytes(6)) ?? []).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
         watch = ChangeWatch(directory: directory, file: nil, isLocal: isLocalFileSystem, afterWatching: afterWatching)
     }
 
@@ -137,24 +159,53 @@ final class AuditLog: Sendable {
     private func rotated(_ generation: Int) -> String { generation == 0 ? path : path + ".\(generation)" }
 
     /// Seals and appends `entry` (its `time` is set here).
-    func append(_ entry: AuditEntryBody, key: SecretBytes) throws {
+    /// Seals and appends `entry` (its time and chain fields are set here); whether the log was
+    /// rotated to make room for it.
+    @discardableResult
+    func append(_ entry: AuditEntryBody, key: SecretBytes) throws -> Bool {
         // One lock a record here: the seeded check rides on taking the time. `seed` always
-        // leaves the times seeded, so the second `take` gives one.
-        var taken = times.withLock { $0.take() }
-        if taken == nil {
+        // leaves the times seeded, so the second `take` gives one. The record is sealed under the
+        // same lock (no system call in it), as the chain needs the tag of the one before.
+        var sealed = try times.withLock { try Self.chained(entry, in: &$0, chain: chain, key: key) }
+        if sealed == nil {
             seed(key: key)
-            taken = times.withLock { $0.take() }
+            sealed = try times.withLock { try Self.chained(entry, in: &$0, chain: chain, key: key) }
         }
-        guard let time = taken else { return }
+        guard let sealed else { return false }
         defer {
-            times.withLock { $0.written(time) }
+            times.withLock { times in
+                times.written(sealed.time)
+                times.chainWritten(sealed.seq)
+            }
             appended.wakeAll()
         }
-        let sealed = try Self.seal(entry, at: time, key: key)
-        let log = try log(for: Int64(sealed.line.count))
+        let (log, rotated) = try log(for: Int64(sealed.line.count))
         reserved?()
         try Self.writeWhole(sealed.line, to: log.fd, path: path)
+        return rotated
     }
+
+    /// `entry` dated, numbered and linked into this process's chain, and sealed; nil until the
+    /// times are seeded.
+    private static func chained(_ entry: AuditEntryBody, in times: inout Times, chain: String, key: SecretBytes) throws -> (time: Int64, seq: Int64, line: [UInt8])? {
+        guard let time = times.take() else { return nil }
+        var entry = entry
+        (entry.chain, entry.seq, entry.prev) = (chain, times.sealed + 1, times.lastTag)
+        let sealed: (time: Int64, line: [UInt8], tag: String)
+        do {
+            sealed = try seal(entry, at: time, key: key)
+        } catch {
+            times.written(time)
+            throw error
+        }
+        times.sealed += 1
+        times.lastTag = sealed.tag
+        times.inFlight[times.sealed] = (sealed.tag, Timestamp.rfc3339(microseconds: time), false)
+        return (time, times.sealed, sealed.line)
+    }
+
+    /// This process's chain id, and its head: the last record up to which every one is written.
+    var head: (chain: String, head: AuditChain.Head?) { (chain, times.withLock { $0.written }) }
 
     /// One `write` of the whole line. Other threads append through the same descriptor, so the
     /// rest of a short write (a full disk, a file size limit) could land after another record:
@@ -183,12 +234,12 @@ final class AuditLog: Sendable {
     /// The open log, with `count` bytes promised to the caller's record: the one held, while the
     /// file at `path` is still that one and has room; else, by one thread at a time, the log
     /// rotated when full and opened again.
-    private func log(for count: Int64) throws -> OpenLog {
+    private func log(for count: Int64) throws -> (OpenLog, rotated: Bool) {
         let news = watch.news()
-        if news == .quiet, let log = held.withLock({ $0 }), log.reserve(count, limit: maxBytes) { return log }
+        if news == .quiet, let log = held.withLock({ $0 }), log.reserve(count, limit: maxBytes) { return (log, false) }
         if news == .unwatched {
             let current = try FileStatus.of(path, followSymlinks: false)
-            if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return log }
+            if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return (log, false) }
         }
         return try reopening.withLock { _ in
             // Set aside first, until the file is looked at: once `rearm` has drained the watch, a
@@ -204,7 +255,7 @@ final class AuditLog: Sendable {
             let current = try FileStatus.of(path, followSymlinks: false)
             if let log = heldLog, log.isFile(current), log.reserve(count, limit: maxBytes) {
                 held.withLock { $0 = log }
-                return log
+                return (log, false)
             }
             // Still the file held and no room: full, counting the bytes promised to records being
             // written, which its size on disk does not show yet. Another file (rotated by another
@@ -225,7 +276,7 @@ final class AuditLog: Sendable {
             }
             let log = OpenLog(fd: fd, device: status.device, inode: status.inode, size: status.size + count)
             held.withLock { $0 = log }
-            return log
+            return (log, full)
         }
     }
 
@@ -239,18 +290,22 @@ final class AuditLog: Sendable {
             // The first line may be cut by the 64 KiB boundary: it simply does not open.
             let tail = (try? contents(of: generation, last: Self.tailBytes)) ?? nil
             for line in (tail ?? []).split(separator: 0x0A).reversed() {
-                if let entry = Self.open(line, key: key), let time = Timestamp.microseconds(rfc3339: entry.time) { return time }
+                if let (entry, _) = Self.open(line, key: key), let time = Timestamp.microseconds(rfc3339: entry.time) { return time }
             }
         }
         return nil
     }
 
-    /// `entry` at `time` (µs), sealed: the log's line.
-    static func seal(_ entry: AuditEntryBody, at time: Int64, key: SecretBytes) throws -> (time: Int64, line: [UInt8]) {
+    /// What a record's successor binds of it (`prev`): the first 9 bytes of its tag, base64. No
+    /// record can be made without the key, so the link only has to tell the records apart.
+    static func linkTag<Bytes: Collection<UInt8>>(_ tag: Bytes) -> String { Data(tag.prefix(9)).base64EncodedString() }
+
+    /// `entry` at `time` (µs), sealed: the log's line, and its tag (base64) for the next record's `prev`.
+    static func seal(_ entry: AuditEntryBody, at time: Int64, key: SecretBytes) throws -> (time: Int64, line: [UInt8], tag: String) {
         var entry = entry
         entry.time = Timestamp.rfc3339(microseconds: time)
         let sealed = try AuditEntryEncoder.encode(entry).withUnsafeBytes { try AESGCM.sealCombined($0, key: key, authenticating: associatedData) }
-        return (time, Base64Bytes.line(sealed))
+        return (time, Base64Bytes.line(sealed), linkTag(sealed.suffix(AESGCM.tagSize)))
     }
 
     private func rotate() throws {
@@ -265,10 +320,21 @@ final class AuditLog: Sendable {
     /// process had when it began to read: a record dated earlier but still being written would
     /// otherwise be missed by a follower that asks next for those after the latest it got.
     func records(key: SecretBytes, after: Int64) throws -> (records: [AuditEntryBody], unreadable: Int) {
+        let read = try records(key: key, after: after, heads: [:])
+        return (read.records, read.unreadable)
+    }
+
+    /// `records(key:after:)`, and what checking every record's chain against `heads` (the heads
+    /// the vault keeps, by chain) and this process's own head finds (`AuditChain.problems`).
+    func records(key: SecretBytes, after: Int64, heads: [String: AuditChain.Head]) throws -> (records: [AuditEntryBody], unreadable: Int, problems: [String]) {
         // Seeded first: before this process's first record, the newest in the log (dated ahead
         // of the clock by an earlier vaultd, say) is past a horizon of now.
         if !times.withLock({ $0.seeded }) { seed(key: key) }
-        let horizon = times.withLock { $0.horizon() }
+        // This process's records past its head are being written: not checked yet.
+        let (horizon, own) = times.withLock { ($0.horizon(), $0.written) }
+        var heads = heads
+        heads[chain] = own
+        var links: [AuditChain.Link] = []
         var records: [(time: Int64, entry: AuditEntryBody)] = []
         var unreadable = 0
         // The generations are read while this process cannot rotate them (`reopening`): read
@@ -277,16 +343,18 @@ final class AuditLog: Sendable {
         try reopening.withLock { _ in
             for generation in stride(from: keep, through: 0, by: -1) {
                 for line in (try contents(of: generation) ?? []).split(separator: 0x0A) {
-                    guard let entry = Self.open(line, key: key) else {
+                    guard let (entry, tag) = Self.open(line, key: key) else {
                         unreadable += 1
                         continue
                     }
+                    if entry.chain != chain || (entry.seq ?? 0) <= (own?.seq ?? 0) { links.append(AuditChain.Link(entry: entry, tag: tag)) }
                     if let time = Timestamp.microseconds(rfc3339: entry.time), time > after, time <= horizon { records.append((time, entry)) }
                 }
             }
         }
         // Stable: records another vaultd wrote under the same times keep their order in the files.
-        return (records.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element.entry), unreadable)
+        let sorted = records.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element.entry)
+        return (sorted, unreadable, AuditChain.problems(links, heads: heads))
     }
 
     /// The bytes of one generation of the log (its `last` bytes only, if given), never through a
@@ -302,13 +370,15 @@ final class AuditLog: Sendable {
         }
     }
 
-    private static func open(_ line: ArraySlice<UInt8>, key: SecretBytes) -> AuditEntryBody? {
+    /// The record a line seals, and its tag (base64); nil when `key` does not open it.
+    private static func open(_ line: ArraySlice<UInt8>, key: SecretBytes) -> (AuditEntryBody, tag: String)? {
         guard let raw = Data(base64Encoded: Data(line)).map(Array.init), raw.count > AESGCM.nonceSize + AESGCM.tagSize else { return nil }
         let box = AESGCM.SealedBox(
             nonce: Array(raw.prefix(AESGCM.nonceSize)), ciphertext: Array(raw.dropFirst(AESGCM.nonceSize).dropLast(AESGCM.tagSize)),
             tag: Array(raw.suffix(AESGCM.tagSize)))
-        guard let plain = try? AESGCM.open(box, key: key, authenticating: associatedData) else { return nil }
-        return plain.withUnsafeBytes { try? JSONDecoder().decode(AuditEntryBody.self, from: Data($0)) }
+        guard let plain = try? AESGCM.open(box, key: key, authenticating: associatedData),
+              let entry = plain.withUnsafeBytes({ try? JSONDecoder().decode(AuditEntryBody.self, from: Data($0)) }) else { return nil }
+        return (entry, linkTag(box.tag))
     }
 
     /// A ticket to wait on for the next append (take it before reading, see `WakeList`).

@@ -20,7 +20,8 @@ extension RequestDispatcher {
     }
 
     /// The audit records since `since` or after `after`; when there are none and `wait` is
-    /// given, waits (bounded) for the next one.
+    /// given, waits (bounded) for the next one. With them, what checking every record's chain
+    /// found (`AuditChain`): records deleted, replayed, rearranged, cut off or rolled back.
     func audit(_ request: AuditRequest) throws -> ResultBody {
         var after = Int64.min
         for (field, text) in [("since", request.since), ("after", request.after)] {
@@ -33,11 +34,16 @@ extension RequestDispatcher {
         let deadline = Clock.monotonicSeconds() + min(max(request.wait ?? 0, 0), 25)
         while true {
             let ticket = access.audit.ticket()
-            guard let key = try store.perform({ try AuditKey.get(in: $0, creating: false) }) else { return Self.result(audit: []) }
-            let (records, unreadable) = try access.audit.records(key: key, after: after)
+            let found = try store.perform { store in try AuditKey.get(in: store, creating: false).map { ($0, try AuditHeads.load(from: store)) } }
+            guard let (key, heads) = found else { return Self.result(audit: []) }
+            let (records, unreadable, problems) = try access.audit.records(key: key, after: after, heads: heads)
             if unreadable > 0 { logger.warning("\(unreadable) line(s) of the audit log \(access.audit.path) could not be opened (damaged, or sealed under another key)") }
             let left = deadline - Clock.monotonicSeconds()
-            if !records.isEmpty || left <= 0 { return Self.result(audit: records) }
+            if !records.isEmpty || !problems.isEmpty || left <= 0 {
+                var result = Self.result(audit: records)
+                result.problems = problems.isEmpty ? nil : problems
+                return result
+            }
             access.audit.wait(ticket, seconds: left)
             StoreCheckScope.checkAgain()  // it waited: the key is read anew (another process may have replaced it)
         }

@@ -4,7 +4,7 @@ import VaultProtocol
 /// lock, unlock, change_passphrase.
 extension RequestDispatcher {
     func lock() throws -> ResultBody {
-        try store.perform { try $0.lock() }
+        try store.lock()
         store.setLockReason("locked by 'vaultctl lock': run 'vaultctl unlock'")
         logger.info("locked on request")
         return ResultBody(status: status())

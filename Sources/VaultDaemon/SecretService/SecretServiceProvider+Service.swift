@@ -21,7 +21,7 @@ extension SecretServiceProvider {
             return try unlock(try call.argument(0).strings(atMost: Self.maxObjectsPerCall) ?? [], caller: call.sender)
         case "Lock":
             let objects = try call.argument(0).strings(atMost: Self.maxObjectsPerCall) ?? []
-            try store.perform { try $0.lock() }
+            try store.lock()
             store.setLockReason("locked by a Secret Service client (Lock): run 'vaultctl unlock'")
             logger.info("locked by a Secret Service client")
             return .tuple([.objectPaths(objects.filter(exportsLockable)), .objectPath(SecretServicePath.none)])

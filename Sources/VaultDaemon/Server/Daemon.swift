@@ -310,7 +310,7 @@ public final class Daemon: @unchecked Sendable {
         if inFlight.wait(timeout: .now() + 10) == .timedOut {
             logger.warning("some connections did not finish within 10 s")
         }
-        try? store.perform { try $0.lock() }
+        try? store.lock()
         logger.info("stopped")
         exit(0)
     }

@@ -26,6 +26,8 @@ public final class ActiveStore: @unchecked Sendable {
     private let unlockObservers = Mutex<[@Sendable () -> Void]>([])
     /// Values derived from items (`StoreCache`), emptied after every exclusive section.
     private let caches = Mutex<[any StoreCacheClearing]>([])
+    /// Run alone on the store right before it locks, however it locks (`beforeLocking`).
+    private let lockHooks = Mutex<[@Sendable (any VaultStore) -> Void]>([])
 
     public init(store: any VaultStore, reason: String) {
         self.store = store
@@ -173,12 +175,31 @@ public final class ActiveStore: @unchecked Sendable {
         exclusively { reason = newReason }
     }
 
+    /// Locks the store: the one way vaultd locks it (a request, a Secret Service client, auto-lock,
+    /// shutdown), so that what must be written while the keys are at hand is (`beforeLocking`).
+    public func lock() throws {
+        try exclusively { try lockHeld() }
+    }
+
+    /// `hook` runs, with the store and alone on it, each time right before the store locks; it
+    /// must not call `read` or `perform` (the section is held) and its failures are its own.
+    public func beforeLocking(_ hook: @escaping @Sendable (any VaultStore) -> Void) {
+        lockHooks.withLock { $0.append(hook) }
+    }
+
+    private func lockHeld() throws {
+        if !store.status().isLocked {
+            for hook in lockHooks.withLock({ $0 }) { hook(store) }
+        }
+        try store.lock()
+    }
+
     /// Locks the store when no client request has used it for `idle` seconds; waits for a write
     /// in progress (call it from a queue of its own, as vaultd's auto-lock timer does).
     public func lockIfIdle(for idle: Double, logger: Logger) {
         exclusively {
             guard Clock.monotonicSeconds() - Double(bitPattern: lastUse.load(ordering: .relaxed)) >= idle, !store.status().isLocked else { return }
-            try? store.lock()
+            try? lockHeld()
             sourceFailure = nil
             lockReason = "locked after \(Int(idle)) s without use: run 'vaultctl unlock'"
             logger.info("locked after \(Int(idle)) s without use")

@@ -28,6 +28,7 @@ public enum AuditEntryEncoder {
                 JSONString.quoted(value, into: &sink)
             }
             field("account", entry.account)
+            field("chain", entry.chain)
             field("exe", entry.exe)
             field("grant", entry.grant)
             field("op", entry.op)
@@ -35,8 +36,13 @@ public enum AuditEntryEncoder {
                 key("pid")
                 sink.put(decimal: pid)
             }
+            field("prev", entry.prev)
             field("result", entry.result)
             field("script", entry.script)
+            if let seq = entry.seq {
+                key("seq")
+                sink.put(decimal: seq)
+            }
             field("service", entry.service)
             field("time", entry.time)
             field("unit", entry.unit)

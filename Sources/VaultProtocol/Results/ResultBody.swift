@@ -26,6 +26,8 @@ public struct ResultBody: Codable, Sendable {
     @Boxed public var rules: AccessRulesBody?
     // audit: the records, oldest first
     public var audit: [AuditEntryBody]?
+    // audit: what checking the log's chains found, each a sentence (absent: they hold)
+    public var problems: [String]?
     // approve_next: the request to answer (absent when none came within the wait)
     @Boxed public var approval: ApprovalBody?
 
