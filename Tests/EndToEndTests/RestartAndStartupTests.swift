@@ -111,8 +111,9 @@ import VaultCore
         vault.stopDaemons()
         let status = try vault.ctl("status").text
         #expect(status.contains("store:  file"), "\(status)")
-        // Two: the item and vault's own audit key (the file's header cannot tell them apart, locked).
-        #expect(status.contains("holds 2 item(s), so the file store is used even if a Secret Service answers"), "\(status)")
+        // Three: the item, and vault's own audit key and audit chain heads (written when vaultd
+        // stopped; the file's header cannot tell them apart, locked).
+        #expect(status.contains("holds 3 item(s), so the file store is used even if a Secret Service answers"), "\(status)")
         let doctor = try vault.ctl("doctor").text
         #expect(doctor.contains("auto never hides a vault that holds items"))
     }
