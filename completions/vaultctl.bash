@@ -31,7 +31,7 @@ _vaultctl_command() {
         "session import") options="--provider= --url= --anon-key= --api-key= --token-endpoint= --client-id=" ;;
         aws) subcommands="set credential-process" ;;
         kubeconfig) options="--name= --api-version=" ;;
-        allow) options="--interpreter=" ;;
+        allow) options="--interpreter= --any-caller" ;;
         approve) options="--new-secret" ;;
         audit) options="--since= --follow --json" ;;
         migrate) options="--to= --json" ;;

@@ -193,6 +193,7 @@ complete -c vaultctl -n "__vaultctl_using 'session import'" -l provider -x -a 'o
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l name -x -d 'the user\'s name in the kubeconfig (default: vault-SERVICE)'
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l api-version -x -a 'v1 v1beta1' -d 'the exec plugin\'s apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)'
 complete -c vaultctl -n "__vaultctl_using 'allow'" -l interpreter -r -F -d 'for a script without a #! line (run as python3 tool.py): the program that runs it'
+complete -c vaultctl -n "__vaultctl_using 'allow'" -l any-caller -d 'allow a program that serves whoever runs it (vaultctl, a credential helper, a bare interpreter): every program that can run it may read the item'
 complete -c vaultctl -n "__vaultctl_at 2 'allow' 'disallow'" -r -F -d 'the program, or the script an interpreter runs'
 complete -c vaultctl -n "__vaultctl_using 'rules'" -l json -d 'print the rules as JSON'
 complete -c vaultctl -n "__vaultctl_using 'approve'" -l new-secret -d 'change the approval secret (asks for the current one or the vault\'s passphrase)'

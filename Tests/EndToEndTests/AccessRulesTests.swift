@@ -44,7 +44,7 @@ import VaultTestSupport
         let vault = VaultHarness()
         try vault.ctl("set", "github.com", "alice", input: "s3cret-allowed")
         let allowed = try program(vault, "allowed-ctl"), other = try program(vault, "other-ctl")
-        let allow = try vault.ctl("allow", "github.com", "alice", allowed)
+        let allow = try vault.ctl("allow", "--any-caller", "github.com", "alice", allowed)
         #expect(allow.status == 0, "\(allow.stderr)")
 
         let read = try vault.run([allowed, "get", "github.com", "alice"])
@@ -79,7 +79,7 @@ import VaultTestSupport
         let vault = VaultHarness()
         try vault.ctl("set", "svc", "acct", input: "pinned")
         let path = try program(vault, "pinned-ctl")
-        #expect(try vault.ctl("allow", "svc", "acct", path).status == 0)
+        #expect(try vault.ctl("allow", "--any-caller", "svc", "acct", path).status == 0)
         #expect(try vault.run([path, "get", "svc", "acct"]).text == "pinned")
         // Another file at the same path: still a working vaultctl, with different content.
         try ExecutableFile.copy(VaultHarness.vaultctl, to: path, appending: Array("changed".utf8))
@@ -157,7 +157,7 @@ import VaultTestSupport
         #expect(gone.status == 7 && gone.stderr.contains("no approver is running"), "\(gone.stderr)")
         #expect(try vault.run([second, "get", "svc", "guarded"]).status == 0)
         // On an item that needs confirmation, allowing a program needs the approver too.
-        let selfAllowed = try vault.run([third, "allow", "svc", "guarded", third])
+        let selfAllowed = try vault.run([third, "allow", "--any-caller", "svc", "guarded", third])
         #expect(selfAllowed.status == 7 && selfAllowed.stderr.contains("no approver is running"), "\(selfAllowed.stderr)")
         #expect(!(try vault.ctl("rules", "svc", "guarded").text.contains(third)))
         let approvals = try records(vault).filter { $0["op"] as? String == "approve" }
@@ -174,7 +174,7 @@ import VaultTestSupport
         #expect(refused.status == 7 && refused.stderr.contains("no approver is running"), "\(refused.stderr)")
         // A rule still lets its program through without asking.
         let reader = try program(vault, "reader-ctl")
-        #expect(try vault.ctl("allow", "plain", "item", reader).status == 7, "allowing needs the approver too")
+        #expect(try vault.ctl("allow", "--any-caller", "plain", "item", reader).status == 7, "allowing needs the approver too")
     }
 
     @Test func theGitHelperIsBoundByTheRulesLikeEveryCaller() throws {
@@ -185,10 +185,10 @@ import VaultTestSupport
         #expect(try vault.run([helper, "store"], input: Array((credential + "password=git-secret\n").utf8), environment: environment).status == 0)
         let service = "git:https://git.example"
         let other = try program(vault, "other-ctl")
-        #expect(try vault.ctl("allow", service, "alice", other).status == 0)
+        #expect(try vault.ctl("allow", "--any-caller", service, "alice", other).status == 0)
         let refused = try vault.run([helper, "get"], input: Array(credential.utf8), environment: environment)
         #expect(!refused.text.contains("git-secret") && refused.stderr.contains("access denied"), "\(refused.status) \(refused.text) \(refused.stderr)")
-        #expect(try vault.ctl("allow", service, "alice", helper).status == 0)
+        #expect(try vault.ctl("allow", "--any-caller", service, "alice", helper).status == 0)
         let allowed = try vault.run([helper, "get"], input: Array(credential.utf8), environment: environment)
         #expect(allowed.text.contains("password=git-secret"), "\(allowed.stderr)")
         let audited = try records(vault).filter { $0["service"] as? String == service && $0["op"] as? String == "get" }
@@ -201,7 +201,7 @@ import VaultTestSupport
         #expect(try vault.ctl("set", "svc-in-keyring-4b2d", "ss", input: "from-keyring").status == 0)
         #expect(try vault.ctl("status", "--json").text.contains(#""backend":"secret-service""#))
         let allowed = try program(vault, "allowed-ctl"), other = try program(vault, "other-ctl")
-        #expect(try vault.ctl("allow", "svc-in-keyring-4b2d", "ss", allowed).status == 0)
+        #expect(try vault.ctl("allow", "--any-caller", "svc-in-keyring-4b2d", "ss", allowed).status == 0)
         #expect(try vault.run([allowed, "get", "svc-in-keyring-4b2d", "ss"]).text == "from-keyring")
         #expect(try vault.run([other, "get", "svc-in-keyring-4b2d", "ss"]).status == 7)
         // The rules and the audit key are items of the collection, hidden from vault's list;

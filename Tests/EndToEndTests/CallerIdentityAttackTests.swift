@@ -54,4 +54,19 @@ import VaultCore
         let refusals = try rules.records(vault).filter { $0["account"] as? String == "tool" && $0["result"] as? String == "denied" }
         #expect(refusals.count == 2 && refusals.allSatisfy { ($0["grant"] as? String)?.contains("is set in its environment") == true }, "\(refusals)")
     }
+
+    /// Attack 8: a program that serves whoever runs it, once allowed, serves every program. Such
+    /// a rule is refused unless the user says that is meant; nothing is written.
+    @Test func aRuleForAProgramThatServesAnyCallerNeedsToBeMeant() throws {
+        let vault = VaultHarness()
+        try vault.ctl("set", "svc", "acct", input: "guarded")
+        let copy = try rules.program(vault, "renamed-ctl")
+        for program in [copy, GitCredentialHelperTests.helper, "/usr/bin/python3"] {
+            let refused = try vault.ctl("allow", "svc", "acct", program)
+            #expect(refused.status == 2 && refused.stderr.contains("--any-caller") && refused.stderr.contains("every program that can run it"), "\(program): \(refused.stderr)")
+        }
+        #expect(try vault.ctl("rules", "svc", "acct").stderr.contains("no rules"))
+        #expect(try vault.ctl("allow", "--any-caller", "svc", "acct", copy).status == 0)
+        #expect(try vault.run([copy, "get", "svc", "acct"]).text == "guarded")
+    }
 }

@@ -54,7 +54,7 @@ import VaultCore
 
         // Allowed by a rule: the same grant on both records.
         let python = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python").resolvingSymlinksInPath().path
-        #expect(try vault.ctl("allow", "both", "acct", python).status == 0)
+        #expect(try vault.ctl("allow", "--any-caller", "both", "acct", python).status == 0)
         let allowed = try PythonClient(provider, Self.readThroughBothDoors, arguments: arguments)
         #expect(allowed.line() == "socket one-secret")
         #expect(allowed.line() == "dbus one-secret")

@@ -59,7 +59,7 @@ import VaultCore
         // An allowed program renames it: the rules go with the item, none stay behind, and a
         // D-Bus Delete takes them away.
         let python = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python").resolvingSymlinksInPath().path
-        #expect(try vault.ctl("allow", "guarded", "acct", python).status == 0)
+        #expect(try vault.ctl("allow", "--any-caller", "guarded", "acct", python).status == 0)
         let allowed = try PythonClient(provider, Self.setProperty + """
             guarded, moved = sys.argv[1:3]
             print('rename', set_property(guarded, 'Attributes', 'a{ss}', {'service': 'moved', 'username': 'acct'}))

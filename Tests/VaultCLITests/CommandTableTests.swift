@@ -28,7 +28,7 @@ import VaultCLI
         (.read, [], [], 1...1),
         (.run, ["env-file", "on-refresh"], ["no-masking"], 1...Int.max),
         (.inject, ["in-file", "out-file", "mode", "command"], ["watch"], 0...0),
-        (.allow, ["interpreter"], [], 3...3),
+        (.allow, ["interpreter"], ["any-caller"], 3...3),
         (.disallow, [], [], 3...3),
         (.rules, [], ["json"], 2...2),
         (.approve, [], ["new-secret"], 0...0),

@@ -328,12 +328,16 @@ extension CommandTable {
                     name the script: its interpreter is pinned with it (the one its #! line names, found in PATH
                     for #!/usr/bin/env, or --interpreter), and the rule matches only that script run by that
                     interpreter, with no option that runs other code and no loader or interpreter variable
-                    (LD_PRELOAD, PYTHONPATH, ...) in its environment. Allowing a program on an item marked
-                    --confirm needs the approver's answer.
+                    (LD_PRELOAD, PYTHONPATH, ...) in its environment. A program that serves whoever runs it
+                    (vaultctl, git-credential-vault, docker-credential-vault, an interpreter without a script)
+                    is refused unless --any-caller says every program that can run it is meant; mark the item
+                    --confirm instead to approve each use. Allowing a program on an item marked --confirm needs
+                    the approver's answer.
                     """,
                 positionals: item + [program],
                 options: [OptionSpec("interpreter", value: "EXECUTABLE", completion: .files,
-                                     help: "for a script without a #! line (run as python3 tool.py): the program that runs it")]),
+                                     help: "for a script without a #! line (run as python3 tool.py): the program that runs it"),
+                          .flag("any-caller", help: "allow a program that serves whoever runs it (vaultctl, a credential helper, a bare interpreter): every program that can run it may read the item")]),
             CommandSpec(
                 .disallow, summary: "remove a program's rule from an item",
                 discussion: """

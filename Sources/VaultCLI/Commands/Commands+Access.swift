@@ -11,7 +11,7 @@ extension Commands {
         let (service, account) = (arguments.positionals[0], arguments.positionals[1])
         let program = try Self.programPath(arguments.positionals[2], command: "allow")
         let interpreter = try arguments.options["interpreter"].map { try Self.programPath($0, command: "allow") } ?? Self.envInterpreter(of: program)
-        let rules = try vault.allow(service: service, account: account, program: program, interpreter: interpreter)
+        let rules = try vault.allow(service: service, account: account, program: program, interpreter: interpreter, anyCaller: arguments.flags.contains("any-caller"))
         guard let pinned = rules.allowed.last else { return }
         let under = pinned.interpreter.map { " run by \($0) (sha256 \(pinned.interpreterSHA256?.prefix(16) ?? "")...)" } ?? ""
         Output.error("allowed \(pinned.path) (sha256 \(pinned.sha256.prefix(16))...)\(under) to read \(service) (\(account))")

@@ -8,8 +8,10 @@ extension VaultConnection {
     /// For a script, also the interpreter that runs it: `interpreter` (absolute), or the one its
     /// `#!` line names.
     @discardableResult
-    public func allow(service: String, account: String, program path: String, interpreter: String? = nil) throws(VaultClientError) -> ItemRules {
-        try rulesAnswer(perform(.allow(AccessRuleRequest(service: service, account: account, path: path, interpreter: interpreter))))
+    /// `anyCaller`: the program serves whoever runs it (vault's own clients, a bare interpreter),
+    /// and every program that can run it is meant to read the item.
+    public func allow(service: String, account: String, program path: String, interpreter: String? = nil, anyCaller: Bool = false) throws(VaultClientError) -> ItemRules {
+        try rulesAnswer(perform(.allow(AccessRuleRequest(service: service, account: account, path: path, interpreter: interpreter, anyCaller: anyCaller ? true : nil))))
     }
 
     @discardableResult

@@ -6,7 +6,7 @@ import VaultProtocol
 extension RequestDispatcher {
     func allow(_ request: AccessRuleRequest, _ caller: CallerIdentity) throws -> ResultBody {
         let item = try ItemKey(service: request.service, account: request.account)
-        return Self.result(rules: AccessRulesBody(try items.allow(item, program: request.path ?? "", interpreter: request.interpreter, by: caller), item: item))
+        return Self.result(rules: AccessRulesBody(try items.allow(item, program: request.path ?? "", interpreter: request.interpreter, anyCaller: request.anyCaller == true, by: caller), item: item))
     }
 
     func disallow(_ request: AccessRuleRequest, _ caller: CallerIdentity) throws -> ResultBody {

@@ -9,10 +9,14 @@ extension ItemService {
     /// run by its interpreter (`ScriptInterpreter`: `interpreter`, or its `#!` line's), pinned
     /// the same way. Loosening the rules of an item that needs confirmation needs the approver
     /// too, or any program could allow itself.
-    func allow(_ key: ItemKey, program path: String, interpreter: String? = nil, by caller: CallerIdentity) throws -> AccessRules.Entry? {
+    /// A program that serves whoever runs it (`OpenDoors`) is refused unless `anyCaller`.
+    func allow(_ key: ItemKey, program path: String, interpreter: String? = nil, anyCaller: Bool = false, by caller: CallerIdentity) throws -> AccessRules.Entry? {
         try audited(.allow, key, by: caller) { facts in
             let program = try Self.pinned(try Self.programPath(path))
             let pinned = try ScriptInterpreter.of(program.path, named: interpreter).map { try Self.pinned($0) }
+            if !anyCaller, let why = OpenDoors.reason(CallerIdentity.Program(path: program.path, hash: program.hash, interpreter: pinned)) {
+                throw VaultError.invalidInput("\(why), so every program that can run it would read \(key). If that is meant, add --any-caller; else mark the item --confirm and approve each use (the approver sees who ran it)")
+            }
             if try access.confirmAll || access.rules(of: key)?.confirm == true {
                 facts.grant = try access.askApprover(op: .allow, item: key, caller: caller)
             }
