@@ -11,6 +11,7 @@ struct vault_dbus_server {
     GDBusNodeInfo *nodes;
     vault_dbus_method_handler handler;
     vault_dbus_vanished_handler vanished;
+    vault_dbus_vanished_handler appeared;
     void *user;
 };
 
@@ -103,16 +104,19 @@ static void name_owner_changed(GDBusConnection *connection, const gchar *sender,
     if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(sss)"))) return;
     const gchar *name = NULL, *old_owner = NULL, *new_owner = NULL;
     g_variant_get(parameters, "(&s&s&s)", &name, &old_owner, &new_owner);
-    if (name[0] == ':' && new_owner[0] == '\0') server->vanished(server->user, name);
+    if (name[0] != ':') return;
+    if (new_owner[0] == '\0') server->vanished(server->user, name);
+    else if (old_owner[0] == '\0') server->appeared(server->user, name);
 }
 
 vault_dbus_server *vault_dbus_server_new(const char *address, const char *introspection_xml,
                                          vault_dbus_method_handler handler,
-                                         vault_dbus_vanished_handler vanished, void *context,
-                                         GError **error) {
+                                         vault_dbus_vanished_handler vanished, vault_dbus_vanished_handler appeared,
+                                         void *context, GError **error) {
     vault_dbus_server *server = g_new0(vault_dbus_server, 1);
     server->handler = handler;
     server->vanished = vanished;
+    server->appeared = appeared;
     server->user = context;
     server->context = g_main_context_new();
     server->loop = g_main_loop_new(server->context, FALSE);

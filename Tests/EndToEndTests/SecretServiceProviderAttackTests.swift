@@ -260,4 +260,31 @@ import VaultCore
         #expect(state["secret_service_provider"] as? Bool == false, "\(state)")
         #expect((state["secret_service_provider_reason"] as? String)?.contains("did not answer within 10 s") == true, "\(state)")
     }
+
+    /// Attack 3's defence on a bus without ProcessFD (Debian 12's dbus-daemon): a caller is bound
+    /// to a process only if that process started by the time its connection came onto the bus,
+    /// as vaultd saw it. A connection vaultd did not see appear (made before it started) is
+    /// matched by no rule, even from the allowed program; one made afterwards is.
+    @Test func aCallerIsBoundToAProcessOnlyWhenVaultdSawItsConnectionAppear() throws {
+        let provider = try Provider(start: false)
+        let vault = provider.vault
+        let path = Self.itemPath("bound", "acct")
+        let read = """
+            sys.stdin.readline()
+            session = call(SERVICE, 'Service', 'OpenSession', 'sv', 'plain', ('s', ''))[1]
+            reply = call(sys.argv[1], 'Item', 'GetSecret', 'o', session)
+            print(bytes(reply[0][2]).decode() if isinstance(reply, tuple) else reply)
+            """
+        let early = try PythonClient(provider, read, arguments: [path])
+        try provider.start()
+        #expect(try vault.ctl("set", "bound", "acct", input: "bound-secret").status == 0)
+        let python = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python").resolvingSymlinksInPath().path
+        #expect(try vault.ctl("allow", "--any-caller", "bound", "acct", python).status == 0)
+        early.input.fileHandleForWriting.write(Data("go\n".utf8))
+        #expect(early.line() == "org.freedesktop.DBus.Error.AccessDenied")
+        let late = try PythonClient(provider, read, arguments: [path])
+        late.input.fileHandleForWriting.write(Data("go\n".utf8))
+        #expect(late.line() == "bound-secret")
+        #expect(try vault.ctl("doctor").text.contains("D-Bus callers"))
+    }
 }

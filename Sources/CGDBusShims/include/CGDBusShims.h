@@ -11,7 +11,7 @@
 /// Receives every method call to the provider's objects; must answer `invocation` exactly once
 /// (g_dbus_method_invocation_return_*), from any thread.
 typedef void (*vault_dbus_method_handler)(void *context, GDBusMethodInvocation *invocation);
-/// A unique bus name (":1.42") left the bus.
+/// A unique bus name (":1.42") left the bus, or (the same type) came onto it.
 typedef void (*vault_dbus_vanished_handler)(void *context, const char *unique_name);
 
 typedef struct vault_dbus_server vault_dbus_server;
@@ -22,8 +22,8 @@ typedef struct vault_dbus_server vault_dbus_server;
 /// NULL with `error` set on failure.
 vault_dbus_server *vault_dbus_server_new(const char *address, const char *introspection_xml,
                                          vault_dbus_method_handler handler,
-                                         vault_dbus_vanished_handler vanished, void *context,
-                                         GError **error);
+                                         vault_dbus_vanished_handler vanished, vault_dbus_vanished_handler appeared,
+                                         void *context, GError **error);
 
 /// RequestName with DO_NOT_QUEUE (no replacement either way): 1 when we are now the primary
 /// owner, 3 when another connection owns it, 4 when we already did; 0 with `error` set.

@@ -163,7 +163,7 @@ extension RequestDispatcher {
 
     func doctor() throws -> ResultBody {
         let reason = store.reasonChosen
-        let report = try store.perform { active in Doctor(catalog: catalog, active: active, activeReason: reason, provider: secretServiceProvider.current).run() }
+        let report = try store.perform { active in Doctor(catalog: catalog, active: active, activeReason: reason, provider: secretServiceProvider.current, callerBinding: secretServiceProvider.callerBinding).run() }
         return ResultBody(doctor: report)
     }
 }

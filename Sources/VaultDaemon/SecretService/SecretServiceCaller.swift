@@ -2,26 +2,40 @@ import CVaultShims
 import VaultCore
 
 /// One bus connection that called the provider, as the bus described it at its first call
-/// (`GetConnectionCredentials`): its uid, and the process that opened it, held by a pidfd taken
-/// then, the bus's own `ProcessFD` where the bus gives one (dbus-daemon 1.15.7+, dbus-broker),
-/// else pidfd_open(2) on the reported pid at once. Once that process has exited, the pidfd says
-/// so and the caller is identified as nobody in particular (no allow rule matches it), even if
-/// its pid is given to another process. The pidfd is closed when the last user lets go (the
-/// name left the bus and no call of it is still being answered).
+/// (`GetConnectionCredentials`): its uid, and the process that opened it, held by a pidfd: the
+/// bus's own `ProcessFD` where the bus gives one (dbus-daemon 1.15.7+, dbus-broker), taken when
+/// the connection was made. Otherwise (Debian 12's dbus-daemon 1.14) pidfd_open(2) on the pid the
+/// bus reports, kept only if that process started no later than the connection came onto the
+/// bus (as NameOwnerChanged announced it): a pid given to another process after the opener
+/// exited is refused, not taken for it. A caller whose connection vaultd did not see appear (it
+/// connected before vaultd) is bound to no process: no allow rule matches it. Once the process
+/// has exited, the pidfd says so and the caller is nobody in particular. The pidfd is closed
+/// when the last user lets go (the name left the bus and no call of it is still being answered).
 final class SecretServiceCaller: Sendable {
     let uid: UInt32
     /// nil when the bus reported no pid.
     let process: PeerProcess?
 
-    init(uid: UInt32, pid: Int32?, processFD: Int32) {
+    /// `appeared`: when the connection came onto the bus (CLOCK_BOOTTIME clock ticks), if vaultd saw it.
+    init(uid: UInt32, pid: Int32?, processFD: Int32, appeared: Int64?) {
         self.uid = uid
         guard let pid else {
             if processFD >= 0 { FileDescriptor(rawValue: processFD).close() }
             process = nil
             return
         }
-        let raw = processFD >= 0 ? processFD : vault_pidfd_open(pid)
-        process = PeerProcess(pidfd: raw >= 0 ? FileDescriptor(rawValue: raw) : nil, pid: pid)
+        if processFD >= 0 {
+            process = PeerProcess(pidfd: FileDescriptor(rawValue: processFD), pid: pid)
+            return
+        }
+        let raw = vault_pidfd_open(pid)
+        let started = raw >= 0 ? vault_process_start_ticks(pid) : -1
+        guard raw >= 0, let appeared, started >= 0, started <= appeared else {
+            if raw >= 0 { FileDescriptor(rawValue: raw).close() }
+            process = PeerProcess(pidfd: nil, pid: pid)
+            return
+        }
+        process = PeerProcess(pidfd: FileDescriptor(rawValue: raw), pid: pid)
     }
 
     deinit { process?.close() }

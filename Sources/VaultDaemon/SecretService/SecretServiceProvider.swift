@@ -1,4 +1,5 @@
 import CGDBusShims
+import CVaultShims
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -46,6 +47,9 @@ final class SecretServiceProvider: @unchecked Sendable {
         var sessions: [String: SecretServiceSession] = [:]
         /// What the bus reported for each caller still on the bus (unique names are never reused).
         var callers: [String: SecretServiceCaller] = [:]
+        /// When each unique name still on the bus came onto it (CLOCK_BOOTTIME clock ticks), as the
+        /// bus announced it: a caller's process must have started by then (`SecretServiceCaller`).
+        var appeared: [String: Int64] = [:]
         /// Callers whose credentials are being asked for: how many calls wait for them, and
         /// whether the name left the bus meanwhile (then what the bus said is not kept).
         var lookups: [String: (waiting: Int, vanished: Bool)] = [:]
@@ -62,8 +66,12 @@ final class SecretServiceProvider: @unchecked Sendable {
     /// `migrate` must not take this provider for a store of its own when they share the file).
     let vaultFile: String
 
-    init(items: ItemService, logger: Logger, promptTimeout: Double, vaultFile: String) {
+    /// What `status` and `doctor` say about the provider.
+    let status: SecretServiceProviderStatus
+
+    init(items: ItemService, logger: Logger, promptTimeout: Double, vaultFile: String, status: SecretServiceProviderStatus) {
         self.items = items
+        self.status = status
         store = items.store
         self.vaultFile = vaultFile
         self.logger = logger
@@ -116,6 +124,9 @@ final class SecretServiceProvider: @unchecked Sendable {
             }, { context, name in
                 guard let context, let name else { return }
                 Unmanaged<SecretServiceProvider>.fromOpaque(context).takeUnretainedValue().vanished(String(cString: name))
+            }, { context, name in
+                guard let context, let name else { return }
+                Unmanaged<SecretServiceProvider>.fromOpaque(context).takeUnretainedValue().appeared(String(cString: name))
             }, context, &error) else {
                 _ = settle(.bus("cannot connect to the session bus at \(address): \(Self.message(taking: error))"))
                 done.signal()
@@ -191,10 +202,18 @@ final class SecretServiceProvider: @unchecked Sendable {
         }
     }
 
+    /// On the bus thread: `name` came onto the bus now (announced before any call of it arrives).
+    private func appeared(_ name: String) {
+        let now = vault_boot_ticks_now()
+        guard now >= 0 else { return }
+        state.withLock { $0.appeared[name] = now }
+    }
+
     /// On the bus thread: `name` left the bus; its sessions, prompts and pidfd go with it.
     private func vanished(_ name: String) {
         state.withLock { state in
             state.callers[name] = nil
+            state.appeared[name] = nil
             state.lookups[name]?.vanished = true
             state.sessions = state.sessions.filter { $0.value.owner != name }
             state.prompts = state.prompts.filter { $0.value.owner != name }
@@ -238,7 +257,9 @@ final class SecretServiceProvider: @unchecked Sendable {
         var error: UnsafeMutablePointer<GError>?
         let answered = vault_dbus_sender_credentials(server, sender, 5000, &uid, &pid, &hasPID, &processFD, &error) != 0
         // The pidfd is taken at once, while the pid the bus reported is the caller's.
-        let asked = answered ? SecretServiceCaller(uid: uid, pid: hasPID != 0 ? Int32(bitPattern: pid) : nil, processFD: processFD) : nil
+        let appearedAt = state.withLock { $0.appeared[sender] }
+        if answered, hasPID != 0 { status.noteCallers(processFD: processFD >= 0) }
+        let asked = answered ? SecretServiceCaller(uid: uid, pid: hasPID != 0 ? Int32(bitPattern: pid) : nil, processFD: processFD, appeared: appearedAt) : nil
         let caller = state.withLock { state -> SecretServiceCaller? in
             let lookup = state.lookups[sender] ?? (1, false)
             state.lookups[sender] = lookup.waiting > 1 ? (lookup.waiting - 1, lookup.vanished) : nil

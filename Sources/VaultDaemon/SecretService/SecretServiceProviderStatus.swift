@@ -12,4 +12,17 @@ public final class SecretServiceProviderStatus: Sendable {
     func set(serving: Bool, reason: String) {
         state.withLock { $0 = (serving, reason) }
     }
+
+    /// How D-Bus callers are tied to processes on this bus, once a caller was asked about.
+    public var callerBinding: String? { binding.withLock { $0 } }
+    private let binding = Mutex<String?>(nil)
+
+    /// Whether the bus gave the last caller's `ProcessFD`.
+    func noteCallers(processFD: Bool) {
+        binding.withLock {
+            $0 = processFD
+                ? "the bus gives each caller's ProcessFD: a D-Bus caller is the process that opened its connection"
+                : "the bus gives no ProcessFD (dbus-daemon before 1.15.7): a D-Bus caller is bound by its pid, kept only if that process started by the time its connection came onto the bus, so a connection made before vaultd started is matched by no rule"
+        }
+    }
 }

@@ -11,8 +11,10 @@ struct Doctor {
     let catalog: StoreCatalog
     let active: any VaultStore
     let activeReason: String
-    /// Whether vaultd serves the Secret Service itself, and why (or why not).
+    /// Whether vaultd serves the Secret Service itself, and why (or why not); how its callers
+    /// are tied to processes, once one called.
     let provider: (serving: Bool, reason: String)
+    var callerBinding: String?
 
     func run() -> DoctorBody {
         var checks: [CheckBody] = []
@@ -33,6 +35,7 @@ struct Doctor {
         // Informational: not serving (another provider, no file store, off) is no failure.
         _ = add("vaultd as provider", true, provider.serving ? "vaultd serves org.freedesktop.secrets: \(provider.reason)" : "not serving: \(provider.reason)")
         if provider.serving {
+            _ = add("D-Bus callers", true, callerBinding ?? "no D-Bus client has called yet")
             // Probing would be vaultd asking itself, with the store held for this check.
             return add("service and default collection", false, "the Secret Service on this bus is vaultd itself, serving the file store; it is not a store of its own")
         }
