@@ -222,9 +222,7 @@ int vault_open_directory_path(const char *path) {
 
 int vault_pass_senders(int fd) {
     int on = 1;
-    if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0) return -1;
-    /* Linux 6.5+; without it, a sender is named by its pid alone. */
-    return setsockopt(fd, SOL_SOCKET, SO_PASSPIDFD, &on, sizeof(on)) == 0 ? 1 : 0;
+    return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
 }
 
 /* Closes every descriptor a control message carries (SCM_RIGHTS from a hostile client, a
@@ -271,7 +269,11 @@ ssize_t vault_peek_from_sender(int fd, void *buffer, size_t size, pid_t *sender)
     return count;
 }
 
-int vault_sender_pidfd(int fd, pid_t *sender) {
+int vault_sender_pidfd(int fd, pid_t *sender, int ask_pidfd) {
+    /* Asked for only now, for bytes already queued: each carries its sender's pid since
+     * SO_PASSCRED was on, and SCM_PIDFD gives a pidfd for it (Linux 6.5+; else none). */
+    int on = 1;
+    if (ask_pidfd) (void)setsockopt(fd, SOL_SOCKET, SO_PASSPIDFD, &on, sizeof(on));
     union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(int) * 8)]; } control;
     char byte;
     struct iovec vector = {.iov_base = &byte, .iov_len = 1};

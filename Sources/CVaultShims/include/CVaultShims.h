@@ -53,9 +53,8 @@ int vault_pidfd_open(pid_t pid);
 int vault_pidfd_running(int pidfd);
 
 /// Asks the kernel to attach each message's sender to what `fd` (a listening or connected Unix
-/// socket) receives: SO_PASSCRED, and SO_PASSPIDFD where the kernel has it (Linux 6.5+). A socket
-/// accepted from a listening one inherits both, and bytes sent before the accept carry their
-/// sender too. Returns 1 with pidfds, 0 with pids only, -1 with errno set.
+/// socket) receives: SO_PASSCRED. A socket accepted from a listening one inherits it, and bytes
+/// sent before the accept carry their sender too. Returns 0, or -1 with errno set.
 int vault_pass_senders(int fd);
 
 /// recvmsg(MSG_PEEK) of up to `size` bytes, all from one sender (the kernel never joins bytes of
@@ -63,11 +62,12 @@ int vault_pass_senders(int fd);
 /// Descriptors sent along (SCM_RIGHTS) are closed. Returns the count, or -1 with errno set.
 ssize_t vault_peek_from_sender(int fd, void *buffer, size_t size, pid_t *sender);
 
-/// A pidfd for the sender of the next unread byte of `fd` (SCM_PIDFD: the process that sent it,
+/// A pidfd for the sender of the next unread byte of `fd` (with `ask_pidfd`, turning SO_PASSPIDFD
+/// on, Linux 6.5+: SCM_PIDFD names the process that sent it,
 /// never one that reused its pid since; none once it has been reaped), and its pid in `*sender`
 /// (left alone when no byte waits). Returns the pidfd, or -1 (no byte waiting, no pidfd from this
 /// kernel, or the sender is gone).
-int vault_sender_pidfd(int fd, pid_t *sender);
+int vault_sender_pidfd(int fd, pid_t *sender, int ask_pidfd);
 
 /// When process `pid` started, in clock ticks since boot (/proc/PID/stat's starttime); -1 if unknown.
 long long vault_process_start_ticks(pid_t pid);

@@ -26,7 +26,7 @@ final class AuditLog: Sendable {
     /// the horizon below which every record is written (`Times.horizon`), so it misses none.
     /// (One lock held across the `write` made every connection thread queue behind one that the
     /// scheduler had preempted in it: most of 32 clients' tail, docs/performance.md, part G.)
-    private struct Times {
+    struct Times {
         /// The time of the last record given a time (µs). Each record's time is later than the
         /// one before. Microseconds, not the milliseconds of items' times: with one record per
         /// millisecond at most, a busy vaultd (thousands of `get`s a second) dated its records
@@ -44,18 +44,26 @@ final class AuditLog: Sendable {
         /// one is written (the head a reader checks this chain against).
         var sealed: Int64 = 0
         var lastTag: String?
-        var inFlight: [Int64: (tag: String, time: String, done: Bool)] = [:]
-        var written: AuditChain.Head?
+        /// In seq order, from `writtenSeq + 1` (few: one per thread appending now).
+        var inFlight: [(seq: Int64, tag: String, time: Int64, done: Bool)] = []
+        var writtenSeq: Int64 = 0
+        var writtenTag = ""
+        var writtenTime: Int64 = 0
 
-        /// `seq` is in the file: `written` moves up over every record now written in order.
+        /// The last record up to which every one is written, if any.
+        var written: AuditChain.Head? {
+            writtenSeq == 0 ? nil : AuditChain.Head(seq: writtenSeq, tag: writtenTag, time: Timestamp.rfc3339(microseconds: writtenTime))
+        }
+
+        /// `seq` is in the file: the head moves up over every record now written in order.
         mutating func chainWritten(_ seq: Int64) {
-            inFlight[seq]?.done = true
-            var next = (written?.seq ?? 0) + 1
-            while let record = inFlight[next], record.done {
-                written = AuditChain.Head(seq: next, tag: record.tag, time: record.time)
-                inFlight[next] = nil
-                next += 1
-            }
+            guard let index = inFlight.firstIndex(where: { $0.seq == seq }) else { return }
+            inFlight[index].done = true
+            var done = 0
+            while done < inFlight.count, inFlight[done].done { done += 1 }
+            guard done > 0 else { return }
+            (writtenSeq, writtenTag, writtenTime) = (inFlight[done - 1].seq, inFlight[done - 1].tag, inFlight[done - 1].time)
+            inFlight.removeFirst(done)
         }
 
         /// The next record's time, or nil until `last` is seeded.
@@ -82,10 +90,10 @@ final class AuditLog: Sendable {
             return last
         }
     }
-    private let times = AdaptiveLock(Times())
+    let times = AdaptiveLock(Times())
 
     /// This process's chain id (`AuditChain`): 6 random bytes, hex.
-    private let chain: String
+    let chain: String
 
     /// The log kept open between records, with the identity it had when opened: reopened (the
     /// directory checked, the file opened safely again) only when the file at `path` is no longer
@@ -95,7 +103,7 @@ final class AuditLog: Sendable {
     /// thread writing through a log another has just replaced keeps it open until its `write` is
     /// done: its record lands in the file that was audit.log, now audit.log.1, and is read there.
     private let held = AdaptiveLock<OpenLog?>(nil)
-    private let reopening = AdaptiveLock(())
+    let reopening = AdaptiveLock(())
 
     private final class OpenLog: Sendable {
         let fd: FileDescriptor
@@ -156,7 +164,7 @@ final class AuditLog: Sendable {
     /// audit.log's path, made once: each record stats it.
     let path: String
 
-    private func rotated(_ generation: Int) -> String { generation == 0 ? path : path + ".\(generation)" }
+    func rotated(_ generation: Int) -> String { generation == 0 ? path : path + ".\(generation)" }
 
     /// Seals and appends `entry` (its `time` is set here).
     /// Seals and appends `entry` (its time and chain fields are set here); whether the log was
@@ -200,7 +208,7 @@ final class AuditLog: Sendable {
         }
         times.sealed += 1
         times.lastTag = sealed.tag
-        times.inFlight[times.sealed] = (sealed.tag, Timestamp.rfc3339(microseconds: time), false)
+        times.inFlight.append((times.sealed, sealed.tag, time, false))
         return (time, times.sealed, sealed.line)
     }
 
@@ -220,7 +228,7 @@ final class AuditLog: Sendable {
     }
 
     /// Raises `last` to the newest record already in the log, once.
-    private func seed(key: SecretBytes) {
+    func seed(key: SecretBytes) {
         reopening.withLock { _ in
             guard !times.withLock({ $0.seeded }) else { return }
             let newest = newestTime(key: key)
@@ -280,22 +288,6 @@ final class AuditLog: Sendable {
         }
     }
 
-    /// How much of the log's end `newestTime` reads: many records, none of them the whole log.
-    static let tailBytes = 64 * 1024
-
-    /// The time of the newest record in the log's last 64 KiB that `key` opens (audit.log, else
-    /// audit.log.1 when it holds none, just after a rotation), or nil.
-    func newestTime(key: SecretBytes) -> Int64? {
-        for generation in 0...1 {
-            // The first line may be cut by the 64 KiB boundary: it simply does not open.
-            let tail = (try? contents(of: generation, last: Self.tailBytes)) ?? nil
-            for line in (tail ?? []).split(separator: 0x0A).reversed() {
-                if let (entry, _) = Self.open(line, key: key), let time = Timestamp.microseconds(rfc3339: entry.time) { return time }
-            }
-        }
-        return nil
-    }
-
     /// What a record's successor binds of it (`prev`): the first 9 bytes of its tag, base64. No
     /// record can be made without the key, so the link only has to tell the records apart.
     static func linkTag<Bytes: Collection<UInt8>>(_ tag: Bytes) -> String { Data(tag.prefix(9)).base64EncodedString() }
@@ -313,72 +305,6 @@ final class AuditLog: Sendable {
         for generation in stride(from: keep - 1, through: 0, by: -1) where (try? FileStatus.of(rotated(generation), followSymlinks: false)) != nil {
             try FileSystem.rename(rotated(generation), to: rotated(generation + 1))
         }
-    }
-
-    /// The records later than `after` (µs), oldest first, and how many lines could not be
-    /// opened (damaged, or sealed under another key). Only those dated up to the horizon this
-    /// process had when it began to read: a record dated earlier but still being written would
-    /// otherwise be missed by a follower that asks next for those after the latest it got.
-    func records(key: SecretBytes, after: Int64) throws -> (records: [AuditEntryBody], unreadable: Int) {
-        let read = try records(key: key, after: after, heads: [:])
-        return (read.records, read.unreadable)
-    }
-
-    /// `records(key:after:)`, and what checking every record's chain against `heads` (the heads
-    /// the vault keeps, by chain) and this process's own head finds (`AuditChain.problems`).
-    func records(key: SecretBytes, after: Int64, heads: [String: AuditChain.Head]) throws -> (records: [AuditEntryBody], unreadable: Int, problems: [String]) {
-        // Seeded first: before this process's first record, the newest in the log (dated ahead
-        // of the clock by an earlier vaultd, say) is past a horizon of now.
-        if !times.withLock({ $0.seeded }) { seed(key: key) }
-        // This process's records past its head are being written: not checked yet.
-        let (horizon, own) = times.withLock { ($0.horizon(), $0.written) }
-        var heads = heads
-        heads[chain] = own
-        var links: [AuditChain.Link] = []
-        var records: [(time: Int64, entry: AuditEntryBody)] = []
-        var unreadable = 0
-        // The generations are read while this process cannot rotate them (`reopening`): read
-        // across a rotation, audit.log.1 would be read after it became audit.log.2, and a follower
-        // would get newer records while the ones of the file it skipped were never read.
-        try reopening.withLock { _ in
-            for generation in stride(from: keep, through: 0, by: -1) {
-                for line in (try contents(of: generation) ?? []).split(separator: 0x0A) {
-                    guard let (entry, tag) = Self.open(line, key: key) else {
-                        unreadable += 1
-                        continue
-                    }
-                    if entry.chain != chain || (entry.seq ?? 0) <= (own?.seq ?? 0) { links.append(AuditChain.Link(entry: entry, tag: tag)) }
-                    if let time = Timestamp.microseconds(rfc3339: entry.time), time > after, time <= horizon { records.append((time, entry)) }
-                }
-            }
-        }
-        // Stable: records another vaultd wrote under the same times keep their order in the files.
-        let sorted = records.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element.entry)
-        return (sorted, unreadable, AuditChain.problems(links, heads: heads))
-    }
-
-    /// The bytes of one generation of the log (its `last` bytes only, if given), never through a
-    /// symbolic link; nil when it is absent or not a regular file.
-    private func contents(of generation: Int, last: Int? = nil) throws -> [UInt8]? {
-        guard let fd = try? FileDescriptor.open(rotated(generation), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) else { return nil }
-        return try fd.closeAfter { () throws -> [UInt8]? in
-            let status = try fd.status()
-            guard status.isRegularFile else { return nil }
-            guard let last else { return try fd.readAll(limit: maxBytes * 2) }
-            let count = Int(min(status.size, Int64(last)))
-            return try fd.read(count: count, at: Int(status.size) - count)
-        }
-    }
-
-    /// The record a line seals, and its tag (base64); nil when `key` does not open it.
-    private static func open(_ line: ArraySlice<UInt8>, key: SecretBytes) -> (AuditEntryBody, tag: String)? {
-        guard let raw = Data(base64Encoded: Data(line)).map(Array.init), raw.count > AESGCM.nonceSize + AESGCM.tagSize else { return nil }
-        let box = AESGCM.SealedBox(
-            nonce: Array(raw.prefix(AESGCM.nonceSize)), ciphertext: Array(raw.dropFirst(AESGCM.nonceSize).dropLast(AESGCM.tagSize)),
-            tag: Array(raw.suffix(AESGCM.tagSize)))
-        guard let plain = try? AESGCM.open(box, key: key, authenticating: associatedData),
-              let entry = plain.withUnsafeBytes({ try? JSONDecoder().decode(AuditEntryBody.self, from: Data($0)) }) else { return nil }
-        return (entry, linkTag(box.tag))
     }
 
     /// A ticket to wait on for the next append (take it before reading, see `WakeList`).

@@ -5,7 +5,8 @@ import CVaultShims
 import VaultCore
 
 /// Who sent the bytes a connection has buffered since its line buffer was last empty. The kernel
-/// names the sender of every message (SO_PASSCRED, `SocketListener`), and never joins two
+/// names the sender of every message (SO_PASSCRED, `SocketListener`; SO_PASSPIDFD is turned on
+/// only for a connection where another process sent, as it costs every read), and never joins two
 /// senders' bytes in one read, so each read is one sender's. A request line is answered as its
 /// sender's: the process that connected (its `PeerProcess`, kept for the connection), another
 /// process that holds the socket (a child it forked, one it passed the socket to: held by a
@@ -51,9 +52,10 @@ struct MessageSenders {
     /// kernel gives with them (SCM_PIDFD, Linux 6.5+), else by a pidfd opened on `pid` with a
     /// check that the process it names started no later than now (before 6.5 a pid reused between
     /// the send and this look is not told apart; docs/protocol.md, "The caller").
-    static func open(socket: FileDescriptor, pid: Int32) -> PeerProcess? {
+    /// `pidfds` false takes the pid path even where the kernel has pidfds (for tests of it).
+    static func open(socket: FileDescriptor, pid: Int32, pidfds: Bool = true) -> PeerProcess? {
         var sender: pid_t = 0
-        let given = vault_sender_pidfd(socket.rawValue, &sender)
+        let given = vault_sender_pidfd(socket.rawValue, &sender, pidfds ? 1 : 0)
         guard sender == pid else {
             if given >= 0 { close(given) }
             return nil
