@@ -9,7 +9,7 @@ import VaultTestSupport
     /// A copy of vaultctl at `name` in the harness's directory: another program to vaultd.
     func program(_ vault: VaultHarness, _ name: String) throws -> String {
         let path = vault.root + "/" + name
-        try ExecutableFile.copy(VaultHarness.vaultctl, to: path)
+        try ExecutableFile.copy(vault.vaultctlPath, to: path, mode: 0o755)
         return path
     }
 
@@ -17,8 +17,9 @@ import VaultTestSupport
     /// one per prompt, registered as an approver when this returns. Closing `input` stops it.
     func approver(_ vault: VaultHarness, transcript: String, answers: [String]) throws -> (Process, input: Pipe) {
         let driver = Process()
-        driver.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        driver.arguments = [PythonFixture.packageRoot + "/Tests/Fixtures/approver_pty.py", VaultHarness.vaultctl, transcript] + answers
+        let command = vault.asUser + ["/usr/bin/python3", vault.fixture("approver_pty.py"), vault.vaultctlPath, transcript] + answers
+        driver.executableURL = URL(fileURLWithPath: command[0])
+        driver.arguments = Array(command.dropFirst())
         var environment = vault.environment
         environment["APPROVAL_SECRET"] = Self.approvalSecret
         environment["VAULT_PASSPHRASE"] = vault.passphrase

@@ -4,16 +4,17 @@ import VaultCore
 
 /// Attacks 4, 5 and 6 of issue 30, as a program of the user would make them, against an item
 /// allowed to one Python script run by /usr/bin/python3: a copy of the interpreter elsewhere, an
-/// interpreter option that runs another script, and code injected through the environment.
+/// interpreter option that runs another script, and code injected through the environment. Every
+/// program here runs as an ordinary uid (`UnprivilegedUser`).
 @Suite struct CallerIdentityAttackTests {
     let rules = AccessRulesTests()
 
     /// A vault whose item svc/tool is allowed to `tool.py` (run by /usr/bin/python3), and an
     /// `evil.py` that reads items the same way from another path.
     func allowedScript() throws -> (VaultHarness, tool: String, evil: String) {
-        let vault = VaultHarness()
+        let vault = VaultHarness(unprivileged: true)
         try vault.ctl("set", "svc", "tool", input: "for-the-tool-only")
-        let fixture = PythonFixture.packageRoot + "/Tests/Fixtures/vault_get.py"
+        let fixture = vault.fixture("vault_get.py")
         let tool = vault.root + "/tool.py", evil = vault.root + "/evil.py"
         try FileManager.default.copyItem(atPath: fixture, toPath: tool)
         try FileManager.default.copyItem(atPath: fixture, toPath: evil)
@@ -28,6 +29,7 @@ import VaultCore
         try FileManager.default.createDirectory(atPath: vault.root + "/x", withIntermediateDirectories: true)
         let impostor = vault.root + "/x/python3"
         try FileManager.default.copyItem(atPath: "/usr/bin/python3.11", toPath: impostor)
+        vault.own(vault.root + "/x")
         #expect(try vault.run([impostor, tool, vault.socketPath, "svc", "tool"]).text == "error denied\n")
     }
 
@@ -44,6 +46,7 @@ import VaultCore
         let site = vault.root + "/site"
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
         try "print('injected')\n".write(toFile: site + "/sitecustomize.py", atomically: true, encoding: .utf8)
+        vault.own(site)
         let arguments = ["/usr/bin/python3", tool, vault.socketPath, "svc", "tool"]
         let injected = try vault.run(arguments, environment: ["PYTHONPATH": site])
         #expect(injected.text == "injected\nerror denied\n", "\(injected.text)")
@@ -58,10 +61,10 @@ import VaultCore
     /// Attack 8: a program that serves whoever runs it, once allowed, serves every program. Such
     /// a rule is refused unless the user says that is meant; nothing is written.
     @Test func aRuleForAProgramThatServesAnyCallerNeedsToBeMeant() throws {
-        let vault = VaultHarness()
+        let vault = VaultHarness(unprivileged: true)
         try vault.ctl("set", "svc", "acct", input: "guarded")
         let copy = try rules.program(vault, "renamed-ctl")
-        for program in [copy, GitCredentialHelperTests.helper, "/usr/bin/python3"] {
+        for program in [copy, vault.product("git-credential-vault"), "/usr/bin/python3"] {
             let refused = try vault.ctl("allow", "svc", "acct", program)
             #expect(refused.status == 2 && refused.stderr.contains("--any-caller") && refused.stderr.contains("every program that can run it"), "\(program): \(refused.stderr)")
         }

@@ -5,7 +5,8 @@ import VaultTestSupport
 
 /// Attacks from another user on the same machine (issue 10, 1 to 4): a squatted or swapped socket
 /// directory, a listener of another uid, a log that is a link or a FIFO, a vaultd planted in the
-/// current directory. Other uids come from `setpriv`; the tests run as root.
+/// current directory. Other uids come from `setpriv`; the tests run as root. What another uid runs
+/// is copied where it can reach it (`UnprivilegedUser.programs`).
 @Suite struct LocalTrustTests {
     /// Arbitrary uids without passwd entries, unlikely to collide with a concurrent test run.
     static let victim = UInt32(30_000 + Int(getpid()) % 10_000)
@@ -41,7 +42,8 @@ import VaultTestSupport
 
         init(socket: String, record: String, user: UInt32?) throws {
             self.record = record
-            let script = PythonFixture.packageRoot + "/Tests/Fixtures/squatter.py"
+            // Where another uid can read it: the checkout may be in a 0700 home.
+            let script = UnprivilegedUser.programs + "/squatter.py"
             let command = (user.map(LocalTrustTests.asUser) ?? []) + ["/usr/bin/python3", script, socket, record]
             process.executableURL = URL(fileURLWithPath: command[0])
             process.arguments = Array(command.dropFirst())
@@ -85,7 +87,7 @@ import VaultTestSupport
         let squatter = try Squatter(socket: squatted + "/vault.sock", record: squatted + "/received", user: Self.attacker)
 
         let result = try ProcessRunner.run(
-            Self.bounded + Self.asUser(Self.victim) + [VaultHarness.vaultctl, "set", "svc", "acct"],
+            Self.bounded + Self.asUser(Self.victim) + [UnprivilegedUser.programs + "/vaultctl", "set", "svc", "acct"],
             environment: Self.victimEnvironment(vault, home: home, extra: ["VAULT_NO_AUTOSTART": "1"]),
             input: Array("canary-secret".utf8))
         #expect(result.status == 5, "\(result.stderr)")
@@ -101,7 +103,7 @@ import VaultTestSupport
 
         // Autostart on: it must not start anything over someone else's directory either.
         let result = try ProcessRunner.run(
-            Self.bounded + Self.asUser(Self.victim) + [VaultHarness.vaultctl, "set", "svc", "acct"],
+            Self.bounded + Self.asUser(Self.victim) + [UnprivilegedUser.programs + "/vaultctl", "set", "svc", "acct"],
             environment: Self.victimEnvironment(vault, home: root.path, extra: ["VAULT_SOCKET": squatted.path + "/vault.sock"]),
             input: Array("canary-secret".utf8))
         #expect(result.status == 5, "\(result.stderr)")
@@ -119,7 +121,7 @@ import VaultTestSupport
         let squatter = try Squatter(socket: private_.path + "/vault.sock", record: records.path + "/received", user: nil)
 
         let result = try ProcessRunner.run(
-            Self.bounded + Self.asUser(Self.victim) + [VaultHarness.vaultctl, "set", "svc", "acct"],
+            Self.bounded + Self.asUser(Self.victim) + [UnprivilegedUser.programs + "/vaultctl", "set", "svc", "acct"],
             environment: Self.victimEnvironment(vault, home: private_.path, extra: ["VAULT_SOCKET": private_.path + "/vault.sock"]),
             input: Array("canary-secret".utf8))
         #expect(result.status == 5, "\(result.stderr)")

@@ -4,12 +4,16 @@ import VaultCore
 
 /// A private world for the built vaultd and vaultctl: temporary XDG_RUNTIME_DIR and
 /// XDG_DATA_HOME, a passphrase file, cheap scrypt. Stops every daemon it started when released.
+/// `unprivileged`: everything it runs runs as an ordinary uid (`UnprivilegedUser`).
 final class VaultHarness: @unchecked Sendable {
     let root: String
     let passphrase = "e2e passphrase 1"
     var environment: [String: String]
+    /// The uid everything runs as, when not this process's (`UnprivilegedUser`).
+    let user: UInt32?
 
-    init(passphraseFile: Bool = true) {
+    init(passphraseFile: Bool = true, unprivileged: Bool = false) {
+        user = unprivileged ? UnprivilegedUser.uid : nil
         // Writing a child's stdin after it exited must fail, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
         var template = Array("/tmp/vault-e2e-XXXXXX".utf8CString)
@@ -29,6 +33,7 @@ final class VaultHarness: @unchecked Sendable {
         environment["VAULT_BACKEND"] = "file"
         if passphraseFile { environment["VAULT_PASSPHRASE_FILE"] = root + "/passphrase" }
         self.environment = environment
+        if user != nil { UnprivilegedUser.own(root) }
     }
 
     deinit {
@@ -46,12 +51,36 @@ final class VaultHarness: @unchecked Sendable {
     static var vaultctl: String { binDirectory + "/vaultctl" }
     static var vaultd: String { binDirectory + "/vaultd" }
 
+    /// vaultctl and vaultd as this harness runs them: the built ones, or the copies another uid can reach.
+    var vaultctlPath: String { product("vaultctl") }
+    var vaultdPath: String { product("vaultd") }
+    /// One of vault's programs (vaultd, vaultctl, the helpers) where the harness's uid can run it.
+    func product(_ name: String) -> String { (user == nil ? Self.binDirectory : UnprivilegedUser.programs) + "/" + name }
+
+    /// `bytes` as the whole of `path`, written by the harness's uid (as a program of the user would).
+    func writeAsUser(_ bytes: [UInt8], to path: String) throws {
+        let result = try run(["/bin/dd", "of=" + path, "status=none"], input: bytes)
+        guard result.status == 0 else { throw VaultError.unavailable("dd could not write \(path): \(result.stderr)") }
+    }
+    /// Tests/Fixtures/`name`, where the harness's uid can read it.
+    func fixture(_ name: String) -> String {
+        (user == nil ? PythonFixture.packageRoot + "/Tests/Fixtures" : UnprivilegedUser.programs) + "/" + name
+    }
+
+    /// What runs a command as the harness's uid (nothing when that is this process's).
+    var asUser: [String] { user == nil ? [] : UnprivilegedUser.prefix }
+
+    /// Hands a file or directory the test made to the harness's uid.
+    func own(_ path: String) {
+        if user != nil { UnprivilegedUser.own(path) }
+    }
+
     typealias Result = ProcessRunner.Result
 
     /// Runs vaultctl with `arguments`, `input` on stdin.
     @discardableResult
     func ctl(_ arguments: [String], input: [UInt8] = [], environment extra: [String: String] = [:], prefix: [String] = []) throws -> Result {
-        try run(prefix + [Self.vaultctl] + arguments, input: input, environment: extra)
+        try run(prefix + [vaultctlPath] + arguments, input: input, environment: extra)
     }
 
     func ctl(_ arguments: String..., input: String = "") throws -> Result {
@@ -62,8 +91,9 @@ final class VaultHarness: @unchecked Sendable {
     /// the returned pipe. For tests of simultaneous calls.
     func startCtl(_ arguments: [String], input: String = "") throws -> (process: Process, output: Pipe) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.vaultctl)
-        process.arguments = arguments
+        let command = asUser + [vaultctlPath] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = environment
         let stdin = Pipe(), output = Pipe()
         process.standardInput = stdin
@@ -76,14 +106,15 @@ final class VaultHarness: @unchecked Sendable {
     }
 
     func run(_ command: [String], input: [UInt8] = [], environment extra: [String: String] = [:]) throws -> Result {
-        try ProcessRunner.run(command, environment: environment.merging(extra) { $1 }, input: input)
+        try ProcessRunner.run(asUser + command, environment: environment.merging(extra) { $1 }, input: input)
     }
 
     /// Starts vaultd in the foreground of a child process and waits until it answers.
     func startDaemon(_ arguments: [String] = [], environment extra: [String: String] = [:], waitUntilServing: Bool = true) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.vaultd)
-        process.arguments = ["--log-file", root + "/vaultd-foreground.log"] + arguments
+        let command = asUser + [vaultdPath, "--log-file", root + "/vaultd-foreground.log"] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = environment.merging(extra) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -102,6 +133,7 @@ final class VaultHarness: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, stdinPath ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let arguments = asUser + arguments
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.merging(extra) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
