@@ -58,6 +58,23 @@ import VaultCore
         #expect(refusals.count == 2 && refusals.allSatisfy { ($0["grant"] as? String)?.contains("is set in its environment") == true }, "\(refusals)")
     }
 
+    /// A native library the allowed script loads, from a directory of the user's: the script and
+    /// the interpreter are the ones allowed, the code is the user's choosing. Refused and audited
+    /// with the file named; the system's copy of the same library is served.
+    @Test func codeLoadedFromAFileTheUserCanChangeIsRefused() throws {
+        let (vault, tool, _) = try allowedScript()
+        let system = "/lib/x86_64-linux-gnu/libm.so.6"
+        let arguments = ["/usr/bin/python3", tool, vault.socketPath, "svc", "tool"]
+        #expect(try vault.run(arguments + [system]).text == "for-the-tool-only\n")
+        // Put there by the user, as a program of the user would.
+        let planted = vault.root + "/lib/libm.so.6"
+        #expect(try vault.run(["/bin/mkdir", vault.root + "/lib"]).status == 0)
+        #expect(try vault.run(["/bin/cp", system, planted]).status == 0)
+        #expect(try vault.run(arguments + [planted]).text == "error denied\n")
+        let refusals = try rules.records(vault).filter { $0["account"] as? String == "tool" && $0["result"] as? String == "denied" }
+        #expect(refusals.count == 1 && (refusals.first?["grant"] as? String)?.contains("it runs code from \(planted), which its user can change") == true, "\(refusals)")
+    }
+
     /// Attack 8: a program that serves whoever runs it, once allowed, serves every program. Such
     /// a rule is refused unless the user says that is meant; nothing is written.
     @Test func aRuleForAProgramThatServesAnyCallerNeedsToBeMeant() throws {

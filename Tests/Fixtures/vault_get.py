@@ -1,9 +1,14 @@
 """Reads an item straight over vaultd's socket, as a script run by python3: the access tests
-match such a caller by its script's path. Usage: vault_get.py SOCKET SERVICE ACCOUNT.
-Prints the secret, or 'error CODE'."""
+match such a caller by its script's path. Usage: vault_get.py SOCKET SERVICE ACCOUNT [LIBRARY].
+LIBRARY is loaded first, as a program with a native module would. Prints the secret, or
+'error CODE'."""
+import ctypes
 import json
 import socket
 import sys
+
+if len(sys.argv) > 4:
+    ctypes.CDLL(sys.argv[4])
 
 connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 connection.connect(sys.argv[1])

@@ -118,7 +118,7 @@ final class PeerProcess: Sendable {
         }
         identity.workingDirectory = Self.readLink(proc + "/cwd")
         identity.unit = FileSystem.kernelText(proc + "/cgroup").flatMap(Self.unit(fromCgroup:))
-        identity.injection = Self.injection(proc)
+        identity.injection = Self.injection(proc) ?? Self.mappedCode(proc, executable: identity.executable)
         if let executable = identity.executable, let family = InterpreterArguments.family(ofExecutable: FileSystem.lastComponent(of: executable)),
            let arguments = FileSystem.kernelText(proc + "/cmdline")?.split(separator: "\0", omittingEmptySubsequences: false).map(String.init),
            let script = InterpreterArguments.script(family, arguments) {
@@ -169,6 +169,17 @@ final class PeerProcess: Sendable {
         guard let environ = try? fd.readAll(limit: environLimit) else { return "its environment is too large to check" }
         return CodeInjection.reason(environ: environ)
     }
+
+    /// Why the process runs code its user can change (`MappedCode`), from its memory map; a map
+    /// that cannot be read whole counts as such a reason.
+    static func mappedCode(_ proc: String, executable: String?) -> String? {
+        guard let maps = FileSystem.kernelText(proc + "/maps", limit: mapsLimit) else { return "its memory map cannot be read whole" }
+        let program = executable.map { $0.hasSuffix(" (deleted)") ? String($0.dropLast(" (deleted)".count)) : $0 }
+        return MappedCode.reason(maps: maps, root: proc + "/root", uid: geteuid(), executable: program)
+    }
+
+    /// /proc/PID/maps beyond this is not read: tens of thousands of mappings.
+    static let mapsLimit = 4 << 20
 
     /// /proc/PID/environ beyond this is not read (the kernel's limit on a whole argv and environ
     /// is far larger, but an environment that large is no ordinary caller's); a caller whose
