@@ -28,7 +28,8 @@ import VaultCore
     }
 
     @Test func aRefusedProgramCannotRenameAGuardedItemAwayFromItsRulesAndWritesAreAudited() throws {
-        let provider = try Provider()
+        // Rules match D-Bus callers on this bus (no ProcessFD) only by its pid.
+        let provider = try Provider(arguments: ["--trust-bus-pids"])
         let vault = provider.vault
         #expect(try vault.ctl("set", "guarded", "acct", input: "guarded-secret").status == 0)
         #expect(try vault.ctl("allow", "guarded", "acct", "/usr/bin/secret-tool").status == 0)
@@ -80,7 +81,8 @@ import VaultCore
 
     @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/proc/sys/kernel/ns_last_pid"), "needs to choose pids (root in its pid namespace)"))
     func aCallerWhosePidAnAllowedProgramGotLaterIsRefused() throws {
-        let provider = try Provider()
+        // Bound by the pid (this bus gives no ProcessFD), kept only for a process that predates the connection.
+        let provider = try Provider(arguments: ["--trust-bus-pids"])
         let vault = provider.vault
         #expect(try vault.ctl("set", "guarded", "acct", input: "pid-reuse-secret").status == 0)
         #expect(try vault.ctl("allow", "guarded", "acct", "/usr/bin/sleep").status == 0)
@@ -261,9 +263,9 @@ import VaultCore
         #expect((state["secret_service_provider_reason"] as? String)?.contains("did not answer within 10 s") == true, "\(state)")
     }
 
-    /// Attack 3's defence on a bus without ProcessFD (Debian 12's dbus-daemon): a caller is bound
-    /// to a process only if that process started by the time its connection came onto the bus,
-    /// as vaultd saw it. A connection vaultd did not see appear (made before it started) is
+    /// Attack 3's defence on a bus without ProcessFD (Debian 12's dbus-daemon) with
+    /// --trust-bus-pids: a caller is bound to a process only if that process started by the time
+    /// its connection came onto the bus, as vaultd saw it. A connection vaultd did not see appear (made before it started) is
     /// matched by no rule, even from the allowed program; one made afterwards is.
     @Test func aCallerIsBoundToAProcessOnlyWhenVaultdSawItsConnectionAppear() throws {
         let provider = try Provider(start: false)
@@ -276,7 +278,7 @@ import VaultCore
             print(bytes(reply[0][2]).decode() if isinstance(reply, tuple) else reply)
             """
         let early = try PythonClient(provider, read, arguments: [path])
-        try provider.start()
+        try provider.start(["--trust-bus-pids"])
         #expect(try vault.ctl("set", "bound", "acct", input: "bound-secret").status == 0)
         let python = URL(fileURLWithPath: SecretServiceTests.packageRoot + "/.venv/bin/python").resolvingSymlinksInPath().path
         #expect(try vault.ctl("allow", "--any-caller", "bound", "acct", python).status == 0)

@@ -9,11 +9,13 @@ import VaultCore
 @Suite struct SecretServiceProviderTests {
     /// A private bus (no keyring), vaultd on the file store serving the Secret Service.
     final class Provider: @unchecked Sendable {
-        let vault = VaultHarness()
+        let vault: VaultHarness
         let bus: PrivateKeyring
 
         /// `activation`: the bus starts vaultd through the repository's activation file.
-        init(start: Bool = true, arguments: [String] = [], activation: Bool = false) throws {
+        /// `unprivileged`: the bus and vaultd run as an ordinary uid (`UnprivilegedUser`).
+        init(start: Bool = true, arguments: [String] = [], activation: Bool = false, unprivileged: Bool = false) throws {
+            vault = VaultHarness(unprivileged: unprivileged)
             let services = vault.root + "/services"
             if activation {
                 try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
@@ -553,11 +555,18 @@ import VaultCore
         #expect(try provider.status()["secret_service_provider"] as? Bool == true)
     }
 
+    /// This dbus-daemon (1.14) gives no ProcessFD: by default no rule matches a D-Bus caller, and
+    /// the refusal says why; with --trust-bus-pids the bus's pid binds it and rules apply.
     @Test func accessRulesAndTheAuditLogApplyToDBusCallers() throws {
         let provider = try Provider()
         let vault = provider.vault
         #expect(try vault.ctl("set", "guarded", "acct", input: "only-secret-tool").status == 0)
         #expect(try vault.ctl("allow", "guarded", "acct", "/usr/bin/secret-tool").status == 0)
+        let unbound = try provider.secretTool(["lookup", "service", "guarded", "username", "acct"])
+        #expect(unbound.stdout.isEmpty && unbound.stderr.contains("cannot tell which process holds its connection"), "\(unbound.stderr)")
+        #expect(try vault.ctl("doctor").text.contains("no rule matches a D-Bus caller"))
+        vault.stopDaemons()
+        try provider.start(["--trust-bus-pids"])
         #expect(try provider.secretTool(["lookup", "service", "guarded", "username", "acct"]).text == "only-secret-tool")
         let refused = try PythonClient(provider, """
             session = call(SERVICE, 'Service', 'OpenSession', 'sv', 'plain', ('s', ''))[1]

@@ -9,9 +9,12 @@ import VaultTestSupport
 /// copied into a root-owned directory every uid can read (the checkout may sit in a 0700 home).
 /// Run as an ordinary user, the harness already is one and changes nothing.
 enum UnprivilegedUser {
-    /// A uid without a passwd entry, apart from LocalTrustTests' (30000 to 49999); nil when this
-    /// process is not root.
-    static let uid: UInt32? = geteuid() == 0 ? UInt32(50_000 + Int(getpid()) % 10_000) : nil
+    /// `nobody`, which every Debian has (dbus-daemon admits only uids with a passwd entry), else
+    /// a uid apart from LocalTrustTests' (30000 to 49999); nil when this process is not root.
+    static let uid: UInt32? = {
+        guard geteuid() == 0 else { return nil }
+        return getpwnam("nobody").map { $0.pointee.pw_uid } ?? UInt32(50_000 + Int(getpid()) % 10_000)
+    }()
 
     /// The command prefix that runs as `uid`, with no supplementary groups.
     static var prefix: [String] {
@@ -31,6 +34,18 @@ enum UnprivilegedUser {
             try? ExecutableFile.copy(fixtures + "/" + name, to: directory + "/" + name, mode: 0o755)
         }
         atexit { UnprivilegedUser.removePrograms() }
+        return directory
+    }()
+
+    /// A directory for `sys.path` holding pure-Python packages of the test venv (jeepney), where
+    /// the uid can read them: the attacker's Python is the system's, its environment clean.
+    static let pythonPackages: String = {
+        let directory = programs + "/python"
+        mkdir(directory, 0o755)
+        let venv = PythonFixture.packageRoot + "/.venv/lib"
+        for version in (try? FileManager.default.contentsOfDirectory(atPath: venv)) ?? [] where version.hasPrefix("python3") {
+            try? FileManager.default.copyItem(atPath: venv + "/" + version + "/site-packages/jeepney", toPath: directory + "/jeepney")
+        }
         return directory
     }()
 

@@ -27,9 +27,12 @@ import VaultTestSupport
         let answer = Mutex<ApprovalBroker.Answer?>(nil)
         let done = DispatchSemaphore(value: 0)
 
-        init(_ broker: ApprovalBroker, pid: Int32?) {
-            Thread.detachNewThread { [self] in
-                let result = try? broker.ask(op: "get", item: try! ItemKey(service: "svc", account: "acct"), caller: CallerIdentity(pid: pid))
+        /// `identified`: vaultd read the caller's executable (it holds a pidfd), not only a pid.
+        init(_ broker: ApprovalBroker, pid: Int32?, identified: Bool = true) {
+            var caller = CallerIdentity(pid: pid)
+            if identified { caller.executable = "/usr/bin/requester" }
+            Thread.detachNewThread { [self, caller] in
+                let result = try? broker.ask(op: "get", item: try! ItemKey(service: "svc", account: "acct"), caller: caller)
                 answer.withLock { $0 = result }
                 done.signal()
             }
@@ -134,6 +137,14 @@ import VaultTestSupport
             asking.done.wait()
             broker.remove(approver: ObjectIdentifier(other))
         }
+        // A caller known by nothing but a pid (a D-Bus caller the bus cannot name) is shown no
+        // ancestry: the pid may name another process by now.
+        broker.register(ObjectIdentifier(other), pid: nil, hungUp: { false })
+        let unknown = Asking(broker, pid: getppid(), identified: false)
+        let shown = try #require(broker.next(approver: ObjectIdentifier(other), seconds: 5))
+        #expect(shown.ancestry?.isEmpty != false)
+        #expect(broker.answer(shown.id, .deny, from: ObjectIdentifier(other)))
+        unknown.done.wait()
     }
 
     @Test func theAncestryIsReadFromProcAndStopsBeforeInit() throws {

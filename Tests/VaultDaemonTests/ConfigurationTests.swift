@@ -41,7 +41,7 @@ import VaultDaemon
         let parsed = try configuration(
             ["--socket", "/tmp/s.sock", "--backend=file", "--lock-after", "15m", "--refresh-ahead", "5m", "--idle-timeout", "30s",
              "--max-connections", "4", "--max-connections-per-process", "2", "--request-timeout", "3s", "--log-file", "/tmp/v.log", "--verbose",
-             "--approval-timeout", "5s", "--confirm-all"].flatMap { $0 == "--backend=file" ? ["--backend", "file"] : [$0] },
+             "--approval-timeout", "5s", "--confirm-all", "--trust-bus-pids"].flatMap { $0 == "--backend=file" ? ["--backend", "file"] : [$0] },
             environment)
         #expect(parsed.socketPath == "/tmp/s.sock" && parsed.vaultFilePath == "/srv/v.db")
         #expect(parsed.backend == .file, "the flag wins over VAULT_BACKEND")
@@ -49,7 +49,10 @@ import VaultDaemon
         #expect(parsed.connectionsPerProcessLimit == 2 && parsed.requestTimeout == 3)
         #expect(parsed.logFile == "/tmp/v.log" && parsed.verbose && parsed.kdfParameters.log2N == 15)
         #expect(parsed.secretServiceTimeout == 2 && parsed.httpTimeout == 30 && parsed.passphraseSource == .environment)
-        #expect(parsed.approvalTimeout == 5 && parsed.confirmAll)
+        #expect(parsed.approvalTimeout == 5 && parsed.confirmAll && parsed.trustBusPIDs)
+        #expect(try !configuration([], home).trustBusPIDs, "D-Bus callers are bound by ProcessFD only, unless asked")
+        #expect(try configuration([], home.merging(["VAULT_TRUST_BUS_PIDS": "1"]) { $1 }).trustBusPIDs)
+        #expect(try !configuration([], home.merging(["VAULT_TRUST_BUS_PIDS": "0"]) { $1 }).trustBusPIDs)
     }
 
     @Test func helpAndVersion() throws {
@@ -73,6 +76,7 @@ import VaultDaemon
             (["--request-timeout", "inf"], nil, "--request-timeout takes a duration"),
             (["--approval-timeout", "1m"], nil, "--approval-timeout is at most 25s"),
             (["--approval-timeout", "later"], nil, "--approval-timeout takes a duration"),
+            ([], home.merging(["VAULT_TRUST_BUS_PIDS": "yes"]) { $1 }, "VAULT_TRUST_BUS_PIDS takes 1 or 0, got 'yes'"),
             (["--backend", "floppy"], nil, "unknown backend 'floppy'"),
             ([], home.merging(["VAULT_BACKEND": "bogus"]) { $1 }, "unknown backend 'bogus'"),
             ([], home.merging(["VAULT_KDF_LOG2N": "30"]) { $1 }, "VAULT_KDF_LOG2N must be a number from 14 to 22"),

@@ -79,7 +79,8 @@ final class ApprovalBroker: Sendable {
     /// Asks the approvers about `caller` reading `item`, and waits for the answer (or the timeout).
     /// Refuses at once, with what to do, when no approver is running.
     func ask(op: String, item: ItemKey, caller: CallerIdentity) throws -> Answer {
-        let ancestry = caller.pid.map(ProcessAncestry.described) ?? []
+        // Only for a caller identified by a pidfd: a pid alone may name another process by now.
+        let ancestry = caller.executable == nil ? [] : caller.pid.map(ProcessAncestry.described) ?? []
         let id: Int?? = state.withLock { state in
             // An approver that went away while blocked in its long poll has not been removed yet.
             state.approvers = state.approvers.filter { !$0.value.hungUp() }

@@ -14,6 +14,8 @@ public struct CallerIdentity: Sendable, Equatable {
     /// Why code other than the program's own may run in it (`CodeInjection`: "LD_PRELOAD is set
     /// in its environment"); such a caller matches no rule.
     public var injection: String?
+    /// Why nothing but the pid is known, when a door knows why (`SecretServiceCaller`).
+    public var unidentified: String?
     /// The working directory and the systemd unit (from /proc/PID/cgroup), for people.
     public var workingDirectory: String?
     public var unit: String?
@@ -56,7 +58,7 @@ public struct CallerIdentity: Sendable, Equatable {
     /// "pid 42 /usr/bin/python3 running /home/a/x.py (unit app.service)", for messages and prompts.
     public var summary: String {
         var text = pid.map { "pid \($0)" } ?? "an in-process caller"
-        text += " " + (executable ?? "(executable unknown)")
+        text += " " + (executable ?? "(executable unknown\(unidentified.map { ": \($0)" } ?? ""))")
         if let script { text += " running \(script)" }
         if let unit { text += " (unit \(unit))" }
         return text

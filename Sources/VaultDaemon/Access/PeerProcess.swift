@@ -39,11 +39,14 @@ final class PeerProcess: Sendable {
     private let known = Mutex<(executable: FileStatus, identity: CallerIdentity)?>(nil)
     /// The connection's socket, not owned: the connection closes it after `connectionClosed`.
     private let socket: FileDescriptor
+    /// Why no pidfd was taken, for messages (`CallerIdentity.unidentified`).
+    private let unidentified: String?
 
     init(socket: FileDescriptor, pid: Int32) {
         self.pid = pid
         executablePath = "/proc/\(pid)/exe"
         self.socket = socket
+        unidentified = nil
         var raw = vault_peer_pidfd(socket.rawValue)
         if raw < 0 { raw = vault_pidfd_open(pid) }
         pidfd = raw >= 0 ? FileDescriptor(rawValue: raw) : nil
@@ -65,8 +68,9 @@ final class PeerProcess: Sendable {
     /// A process known by a pidfd taken elsewhere (the bus's ProcessFD, or pidfd_open right after
     /// the bus reported the pid), owned from now on; nil: no rule will match it. No socket of its
     /// own: `hasHungUp` is not for these.
-    init(pidfd: FileDescriptor?, pid: Int32) {
+    init(pidfd: FileDescriptor?, pid: Int32, unidentified: String? = nil) {
         self.pid = pid
+        self.unidentified = unidentified
         executablePath = "/proc/\(pid)/exe"
         self.socket = FileDescriptor(rawValue: -1)
         self.pidfd = pidfd
@@ -92,7 +96,11 @@ final class PeerProcess: Sendable {
     /// What can be established about the process now. Only the pid when the process has exited
     /// (or no pidfd could be taken): then no rule matches it.
     func identify() -> CallerIdentity {
-        guard let pidfd else { return CallerIdentity(pid: pid) }
+        guard let pidfd else {
+            var nobody = CallerIdentity(pid: pid)
+            nobody.unidentified = unidentified
+            return nobody
+        }
         // Before anything is read: an exec after this stat makes the next request read it all again.
         let executable = processDirectory.map { try? $0.status(of: "exe") } ?? (try? FileStatus.of(executablePath))
         if let executable, let known = known.withLock({ $0 }), known.executable.sameFile(as: executable),

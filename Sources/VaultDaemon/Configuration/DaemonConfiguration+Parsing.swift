@@ -50,6 +50,10 @@ extension DaemonConfiguration {
                                  when no answer comes this soon (default: 20s, at most 25s)
           --confirm-all          every read of every item needs an answer from 'vaultctl approve'
                                  unless an access rule allows the program ('vaultctl allow')
+          --trust-bus-pids       on a bus that gives no ProcessFD (dbus-daemon before 1.15.7),
+                                 let rules match D-Bus callers by the pid the bus reports; a
+                                 program of yours can then pass for an allowed one (README);
+                                 or VAULT_TRUST_BUS_PIDS=1
           --max-connections N    connections open at once (default: 128, lowered to fit the
                                  open-file limit); beyond N the longest-idle one is closed to
                                  admit a new one, or the new one is refused if none is idle
@@ -60,7 +64,7 @@ extension DaemonConfiguration {
           --verbose              log every request (names only, never secrets)
           --version, --help
 
-        environment: VAULT_BACKEND, VAULT_SECRET_SERVICE_PROVIDER, VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY,
+        environment: VAULT_BACKEND, VAULT_SECRET_SERVICE_PROVIDER, VAULT_TRUST_BUS_PIDS, VAULT_FILE, VAULT_PASSPHRASE_FILE, CREDENTIALS_DIRECTORY,
         VAULT_PASSPHRASE, VAULT_KDF_LOG2N (scrypt cost of new vaults, 14-22, default 17),
         VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5),
         VAULT_SECRET_SERVICE_PROMPT_TIMEOUT (an unlock prompt's wait, default 60s), VAULT_HTTP_TIMEOUT (sign-in providers,
@@ -117,6 +121,7 @@ extension DaemonConfiguration {
             case "--log-file": parsed.logFile = try value(for: argument)
             case "--verbose": parsed.verbose = true
             case "--confirm-all": parsed.confirmAll = true
+            case "--trust-bus-pids": parsed.trustBusPIDs = true
             case "--version": return .version
             case "--help", "-h": return .help
             default: throw .usage("unknown option '\(argument.replacingControlCharacters())'\n\n\(usage)")
@@ -170,6 +175,11 @@ extension DaemonConfiguration {
         if parsed.secretServiceProviderOrigin != "--secret-service-provider", let text = set("VAULT_SECRET_SERVICE_PROVIDER") {
             parsed.secretServiceProvider = try SecretServiceProviderMode.parse(text, origin: "VAULT_SECRET_SERVICE_PROVIDER")
             parsed.secretServiceProviderOrigin = "VAULT_SECRET_SERVICE_PROVIDER"
+        }
+        switch environment["VAULT_TRUST_BUS_PIDS"] {
+        case nil, "", "0": break
+        case "1": parsed.trustBusPIDs = true
+        case let text?: throw .usage("VAULT_TRUST_BUS_PIDS takes 1 or 0, got '\(text.replacingControlCharacters())'")
         }
         parsed.secretServicePromptTimeout = try environmentDuration("VAULT_SECRET_SERVICE_PROMPT_TIMEOUT", example: "60 or 2m") ?? parsed.secretServicePromptTimeout
         parsed.secretServiceTimeout = try environmentDuration("VAULT_SECRET_SERVICE_TIMEOUT", example: "5 or 10s") ?? parsed.secretServiceTimeout

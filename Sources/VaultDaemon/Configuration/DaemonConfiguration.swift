@@ -46,6 +46,10 @@ public struct DaemonConfiguration: Sendable {
     /// Seconds a Secret Service client's unlock prompt waits for the vault to be unlocked
     /// before it is dismissed (`VAULT_SECRET_SERVICE_PROMPT_TIMEOUT`).
     public var secretServicePromptTimeout: Double = 60
+    /// On a bus that gives no ProcessFD, let rules match a D-Bus caller by the pid the bus reports
+    /// (`--trust-bus-pids`, `VAULT_TRUST_BUS_PIDS=1`): a program of the user that delays its
+    /// connection's Hello can pass for an allowed program (README, "What vault defends against").
+    public var trustBusPIDs = false
     /// Refresh sessions in the background once they expire within this many seconds; nil: only on demand.
     public var refreshAhead: Double?
     /// Seconds any one request to a sign-in provider may take.

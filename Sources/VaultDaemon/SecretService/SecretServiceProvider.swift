@@ -68,9 +68,12 @@ final class SecretServiceProvider: @unchecked Sendable {
 
     /// What `status` and `doctor` say about the provider.
     let status: SecretServiceProviderStatus
+    /// Whether a caller may be bound by the bus's pid where the bus gives no ProcessFD (`SecretServiceCaller`).
+    let trustBusPIDs: Bool
 
-    init(items: ItemService, logger: Logger, promptTimeout: Double, vaultFile: String, status: SecretServiceProviderStatus) {
+    init(items: ItemService, logger: Logger, promptTimeout: Double, vaultFile: String, trustBusPIDs: Bool = false, status: SecretServiceProviderStatus) {
         self.items = items
+        self.trustBusPIDs = trustBusPIDs
         self.status = status
         store = items.store
         self.vaultFile = vaultFile
@@ -258,8 +261,9 @@ final class SecretServiceProvider: @unchecked Sendable {
         let answered = vault_dbus_sender_credentials(server, sender, 5000, &uid, &pid, &hasPID, &processFD, &error) != 0
         // The pidfd is taken at once, while the pid the bus reported is the caller's.
         let appearedAt = state.withLock { $0.appeared[sender] }
-        if answered, hasPID != 0 { status.noteCallers(processFD: processFD >= 0) }
-        let asked = answered ? SecretServiceCaller(uid: uid, pid: hasPID != 0 ? Int32(bitPattern: pid) : nil, processFD: processFD, appeared: appearedAt) : nil
+        if answered, hasPID != 0 { status.noteCallers(processFD: processFD >= 0, trustingPIDs: trustBusPIDs) }
+        let asked = answered ? SecretServiceCaller(uid: uid, pid: hasPID != 0 ? Int32(bitPattern: pid) : nil, processFD: processFD,
+                                                   appeared: trustBusPIDs ? appearedAt : nil) : nil
         let caller = state.withLock { state -> SecretServiceCaller? in
             let lookup = state.lookups[sender] ?? (1, false)
             state.lookups[sender] = lookup.waiting > 1 ? (lookup.waiting - 1, lookup.vanished) : nil

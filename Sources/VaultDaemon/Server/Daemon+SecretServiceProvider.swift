@@ -35,7 +35,7 @@ extension Daemon {
             return try without("vault uses the \(kind.rawValue) store, whose provider serves the Secret Service already")
         }
         let provider = SecretServiceProvider(items: dispatcher.items, logger: logger, promptTimeout: configuration.secretServicePromptTimeout,
-            vaultFile: configuration.vaultFilePath, status: status)
+            vaultFile: configuration.vaultFilePath, trustBusPIDs: configuration.trustBusPIDs, status: status)
         do {
             try provider.start(address: address)
         } catch {
