@@ -75,6 +75,27 @@ import VaultCore
         }
     }
 
+    /// vaultd echoes any id a request carried, Int64.min included: a client reading a long id, in
+    /// the id or in `duplicates`, reads it or refuses the line, and never traps on it.
+    @Test func longIntegersNeverTrapTheClient() throws {
+        let plain = #"{"id":1,"ok":true,"result":{"item":{"account":"a","comment":"","created":"c","kind":"secret","label":"l","modified":"m","secret":"x","service":"s"}}}"#
+        for (id, expected) in [("-9223372036854775808", RequestID.number(Int64.min)), ("9223372036854775807", .number(Int64.max)),
+                               ("-999999999999999999", .number(-999_999_999_999_999_999))] {
+            var line = Array(plain.replacingOccurrences(of: #""id":1"#, with: #""id":\#(id)"#).utf8)
+            let decoded = try MessageCodec.decode(ResponseLine.self, from: &line)
+            #expect(decoded.id == expected)
+        }
+        for long in ["9999999999999999999", "-9999999999999999999", "9223372036854775808", String(repeating: "9", count: 40), "-" + String(repeating: "8", count: 25)] {
+            for field in [#""id":1"#, #""kind":"secret""#] {
+                let value = field == #""id":1"# ? #""id":\#(long)"# : #""duplicates":\#(long),"kind":"secret""#
+                let text = plain.replacingOccurrences(of: field, with: value)
+                #expect(ItemResponseDecoder.decode(Array(text.utf8)) == nil, "\(text)")
+                var line = Array(text.utf8)
+                #expect(throws: (any Error).self) { try MessageCodec.decode(ResponseLine.self, from: &line) }
+            }
+        }
+    }
+
     @Test func getLinesMatchTheGeneralEncoderByteForByte() throws {
         for id: RequestID? in [nil, .null, .number(0), .number(Int64.min), .string(""), .string("a\"b\\c\n\u{1}é /")] {
             for text in Encoding.texts {

@@ -56,14 +56,15 @@ enum ItemResponseDecoder {
             string { count, fill in SecretBytes(count: count, fill) }
         }
 
-        /// An integer of at most 18 digits, as JSONDecoder reads one into Int64 or Int.
+        /// An integer of at most 18 digits, which fits in an Int64 whatever they are; a longer one
+        /// (Int64.min has 19) returns nil and takes JSONDecoder's path, which reads it or refuses it.
         mutating func integer() -> Int64? {
             let start = position
             if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
             let digits = position
             var value: Int64 = 0
             while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
-                value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0"))
+                if position - digits < 18 { value = value * 10 + Int64(bytes[position] - UInt8(ascii: "0")) }
                 position += 1
             }
             let count = position - digits
