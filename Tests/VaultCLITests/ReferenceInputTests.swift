@@ -37,6 +37,19 @@ import VaultCore
         #expect(try variables("export=1")["export"] == "1")
     }
 
+    /// A CRLF file reads exactly like its LF twin, line numbers included: `"\r\n"` is one Swift
+    /// Character, and splitting at "\n" once ran the command with no variables at all.
+    @Test func crlfFilesReadLikeTheirLFTwin() throws {
+        let lf = "# leading comment\nA=1\nexport B='two'\nC=\"3\\n\" # c\n\nD=vault://s/a\n"
+        let twin = try EnvFile(path: "f", bytes: Array(lf.utf8)).variables
+        #expect(twin.count == 4)
+        let crlf = try EnvFile(path: "f", bytes: Array(lf.replacingOccurrences(of: "\n", with: "\r\n").utf8)).variables
+        #expect(crlf.map(\.name) == twin.map(\.name) && crlf.map(\.value) == twin.map(\.value))
+        #expect {
+            _ = try EnvFile(path: "f", bytes: Array("A=1\r\nB=2\r\nbad line\r\n".utf8))
+        } throws: { "\($0)".contains("'f':3:") }
+    }
+
     @Test(arguments: [
         ("A=1\nnot a line\n", 2),
         ("1A=x", 1),

@@ -97,4 +97,45 @@ import VaultTestSupport
         // What is written parses back.
         #expect(try ConfigFile(path: "x", text: fresh, home: home)[.backend] == "secret-service")
     }
+
+    /// A file with CRLF line ends (or a stray CR) reads exactly like its LF twin: `"\r\n"` is one
+    /// Swift Character, so splitting at "\n" once read such a file as one comment line and
+    /// silently ignored every setting after it.
+    @Test func crlfLineEndsReadLikeTheirLFTwin() throws {
+        let lf = "# vault settings\nbackend = file\npassphrase-file = /p\n\nfile = /srv/v.db\n"
+        let twin = try ConfigFile(path: "x", text: lf, home: home)
+        for text in [lf.replacingOccurrences(of: "\n", with: "\r\n"), lf.replacingOccurrences(of: "file = /srv/v.db\n", with: "file = /srv/v.db\r"),
+                     String(lf.dropLast())] {
+            let read = try ConfigFile(path: "x", text: text, home: home)
+            #expect(read.values == twin.values, "\(text.debugDescription)")
+            // What `updating` writes parses to the same settings plus the change.
+            let updated = try ConfigFile(path: "x", text: try read.updating(.backend, to: "auto"), home: home)
+            var expected = twin.values
+            expected[.backend] = "auto"
+            #expect(updated.values == expected)
+        }
+        try write("# leading comment\r\nbackend = file\r\n")
+        #expect(try configuration().backend == .file)
+    }
+
+    /// `#` after a blank starts a comment to the end of the line, so the README's example (which
+    /// explains each setting beside it) is a working file; a `#` inside a value stays.
+    @Test func trailingCommentsAndTheREADMEExample() throws {
+        let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md").path, encoding: .utf8)
+        let section = try #require(readme.range(of: "## Configuration file"))
+        let rest = readme[section.upperBound...]
+        let open = try #require(rest.range(of: "```\n"))
+        let close = try #require(rest[open.upperBound...].range(of: "```"))
+        let example = String(rest[open.upperBound..<close.lowerBound])
+        let file = try ConfigFile(path: "x", text: example, home: home)
+        #expect(file[.backend] == "file")
+        #expect(file[.passphraseFile] == home + "/.config/vault/passphrase")
+        #expect(file[.file] == home + "/.local/share/vault/vault.db")
+
+        let read = try ConfigFile(path: "x", text: "file = /a/b#c\t# the store\npassphrase-file = /p #\n", home: home)
+        #expect(read[.file] == "/a/b#c" && read[.passphraseFile] == "/p")
+        #expect(throws: ConfigFile.Problem.self) { try ConfigFile(path: "x", text: "backend = # none\n", home: home) }
+        #expect(throws: ConfigFile.Problem.self) { try read.updating(.file, to: "/a #b") }
+    }
 }

@@ -3,7 +3,8 @@ import Glibc
 #endif
 import VaultCore
 
-/// The variables of a dotenv file, for `vaultctl run --env-file`. One `KEY=VALUE` a line:
+/// The variables of a dotenv file, for `vaultctl run --env-file`. One `KEY=VALUE` a line, lines
+/// ending in LF or CRLF:
 ///
 /// - blank lines and lines whose first non-blank character is `#` are skipped;
 /// - an `export ` prefix is allowed; KEY is a shell name (`[A-Za-z_][A-Za-z0-9_]*`), blanks
@@ -44,8 +45,7 @@ struct EnvFile {
             throw VaultError.invalidInput("the env file \(Self.shown(path)) is not UTF-8 text (or holds a NUL byte)")
         }
         var variables: [(String, String)] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = line.hasSuffix("\r") ? line.dropLast() : line
+        for (index, line) in text.lines.enumerated() {
             do {
                 if let variable = try Self.parse(line) { variables.append(variable) }
             } catch {

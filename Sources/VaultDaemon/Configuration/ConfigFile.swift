@@ -15,8 +15,9 @@ import VaultStores
 /// file = ~/.local/share/vault/vault.db        # the encrypted file store
 /// ```
 ///
-/// One `name = value` per line; `#` starts a comment line; blank lines are ignored; a value
-/// starting with `~/` is under `$HOME`; paths must be absolute otherwise. An unknown setting, a
+/// One `name = value` per line (LF or CRLF line ends); a `#` at the start of a line or after a
+/// blank starts a comment to the end of the line (so a value cannot hold ` #`); blank lines are
+/// ignored; a value starting with `~/` is under `$HOME`; paths must be absolute otherwise. An unknown setting, a
 /// setting given twice, a malformed line, or a file others may write is an error that stops
 /// vaultd, naming the file and line: a configuration is never half-applied or guessed at.
 public struct ConfigFile: Sendable, Equatable {
@@ -82,8 +83,7 @@ public struct ConfigFile: Sendable, Equatable {
     /// Parses `text`; `home` expands `~/`.
     public init(path: String, text: String, home: String?) throws(Problem) {
         self.path = path
-        lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
+        lines = text.lines.map(String.init)
         for (index, line) in lines.enumerated() {
             guard let (setting, value) = try Self.parse(line, path: path, number: index + 1, home: home) else { continue }
             guard values[setting] == nil else { throw Problem(path: path, line: index + 1, "'\(setting.rawValue)' is set twice") }
@@ -95,9 +95,15 @@ public struct ConfigFile: Sendable, Equatable {
 
     /// The file's text with `setting` set to `value`: its line replaced in place, or appended.
     /// Comments, order and the other settings are kept.
-    public func updating(_ setting: Setting, to value: String) -> String {
+    /// A value the file cannot hold as written (a comment or control character in it, blanks
+    /// around it) is a Problem, not a line read back as something else.
+    public func updating(_ setting: Setting, to value: String) throws(Problem) -> String {
         var lines = self.lines
         let line = "\(setting.rawValue) = \(value)"
+        guard value.trimming(Self.lineBlanks) == value, Self.withoutComment(line) == line,
+              try Self.parse(line, path: path, number: 0, home: "/")?.0 == setting else {
+            throw Problem(path: path, line: nil, "cannot hold '\(setting.rawValue)' = '\(value.replacingControlCharacters())'")
+        }
         if let index = lines.firstIndex(where: { (try? Self.parse($0, path: path, number: 0, home: nil))??.0 == setting }) {
             lines[index] = line
         } else {
@@ -108,13 +114,14 @@ public struct ConfigFile: Sendable, Equatable {
 
     /// The new text of the file at `path` with `setting` = `value` (a new file when none exists).
     public static func text(of path: String, with setting: Setting, _ value: String, home: String?) throws(Problem) -> String {
-        if let existing = try load(path, home: home) { return existing.updating(setting, to: value) }
-        return try ConfigFile(path: path, text: "# vault's settings: see the README, \"Configuration file\"\n", home: home).updating(setting, to: value)
+        if let existing = try load(path, home: home) { return try existing.updating(setting, to: value) }
+        return try ConfigFile(path: path, text: "# vault's settings: see the README, \"Configuration file\"\n", home: home)
+            .updating(setting, to: value)
     }
 
     private static func parse(_ line: String, path: String, number: Int, home: String?) throws(Problem) -> (Setting, String)? {
-        let trimmed = line.trimming(Self.lineBlanks)
-        if trimmed.isEmpty || trimmed.hasPrefix("#") { return nil }
+        let trimmed = withoutComment(line).trimming(Self.lineBlanks)
+        if trimmed.isEmpty { return nil }
         guard let equals = trimmed.firstIndex(of: "=") else {
             throw Problem(path: path, line: number, "expected 'name = value', got '\(String(trimmed.prefix(80)).replacingControlCharacters())'")
         }
@@ -143,6 +150,17 @@ public struct ConfigFile: Sendable, Equatable {
             }
             return (setting, value)
         }
+    }
+
+    /// `line` up to its comment: a `#` that starts the line or follows a blank.
+    static func withoutComment(_ line: String) -> String {
+        var previous: Unicode.Scalar = " "
+        for index in line.unicodeScalars.indices {
+            let scalar = line.unicodeScalars[index]
+            if scalar == "#", lineBlanks.contains(previous) { return String(line.unicodeScalars[..<index]) }
+            previous = scalar
+        }
+        return line
     }
 
     /// A configuration file vaultd will not start with.
