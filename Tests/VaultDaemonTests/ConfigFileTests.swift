@@ -96,6 +96,9 @@ import VaultTestSupport
         #expect(fresh.hasSuffix("\nbackend = secret-service\n"))
         // What is written parses back.
         #expect(try ConfigFile(path: "x", text: fresh, home: home)[.backend] == "secret-service")
+        // A setting written with ~/ is found and replaced, not appended a second time.
+        let tilde = try ConfigFile(path: "x", text: "passphrase-file = ~/p\n", home: home).updating(.passphraseFile, to: "/q")
+        #expect(tilde == "passphrase-file = /q\n")
     }
 
     /// A file with CRLF line ends (or a stray CR) reads exactly like its LF twin: `"\r\n"` is one

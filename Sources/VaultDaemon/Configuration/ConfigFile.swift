@@ -104,7 +104,7 @@ public struct ConfigFile: Sendable, Equatable {
               try Self.parse(line, path: path, number: 0, home: "/")?.0 == setting else {
             throw Problem(path: path, line: nil, "cannot hold '\(setting.rawValue)' = '\(value.replacingControlCharacters())'")
         }
-        if let index = lines.firstIndex(where: { (try? Self.parse($0, path: path, number: 0, home: nil))??.0 == setting }) {
+        if let index = lines.firstIndex(where: { (try? Self.parse($0, path: path, number: 0, home: "/"))??.0 == setting }) {
             lines[index] = line
         } else {
             lines.append(line)
