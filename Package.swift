@@ -105,6 +105,16 @@ let package = Package(
             path: "Benchmarks/vault-bench"
         ),
 
+        // libFuzzer targets, one per parser of outside input (Fuzz/Targets), and the one binary that
+        // runs them (scripts/fuzz builds it with the fuzzer and the address sanitizer); the
+        // corpora and regressions are replayed by FuzzRegressionTests in every test run.
+        .target(
+            name: "VaultFuzzTargets",
+            dependencies: ["VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens"],
+            path: "Fuzz/Targets"
+        ),
+        .executableTarget(name: "vault-fuzz", dependencies: ["VaultFuzzTargets"], path: "Fuzz/vault-fuzz"),
+
         // Test-only driver that exercises the file store from separate processes
         // (crash safety, concurrent writers, full disks).
         .executableTarget(
@@ -128,6 +138,7 @@ let package = Package(
         // The daemon in-process: the dispatcher over the in-memory store, configuration parsing, a connection.
         .testTarget(name: "VaultDaemonTests", dependencies: ["VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultCrypto", "VaultTestSupport"]),
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultCrypto", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["VaultFuzzTargets", "VaultTestSupport"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
         .testTarget(name: "VaultCLITests", dependencies: ["VaultCLI", "VaultClient", "VaultCore"]),
         .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),

@@ -1,7 +1,7 @@
 /// Why a credential helper gives up: a sentence for people (never a secret, never a value read
 /// from stdin) and the exit status. Each helper prints it where its protocol wants errors (git:
 /// stderr; Docker: stdout).
-struct HelperFailure: Error, Sendable, Equatable {
+package struct HelperFailure: Error, Sendable, Equatable {
     let message: String
     let status: Int32
 

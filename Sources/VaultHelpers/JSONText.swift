@@ -1,8 +1,8 @@
 /// JSON string literals appended byte by byte, so a secret goes from `SecretBytes` into the one
 /// output buffer without passing through a `String` that could not be wiped.
-enum JSONText {
+package enum JSONText {
     /// Appends `bytes` (UTF-8) as a quoted JSON string: `"` and `\` escaped, control characters as `\u00XX`.
-    static func appendString(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
+    package static func appendString(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
         output.append(UInt8(ascii: "\""))
         for byte in bytes {
@@ -21,7 +21,7 @@ enum JSONText {
         output.append(UInt8(ascii: "\""))
     }
 
-    static func appendString(_ text: String, to output: inout [UInt8]) {
+    package static func appendString(_ text: String, to output: inout [UInt8]) {
         var copy = text
         copy.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &output) }
     }

@@ -8,8 +8,8 @@ import VaultCore
 /// copy of the secret behind); the caller wipes it after sending, as with `SecretSplice`.
 /// Anything else (sessions, attributes, unaddressable items, errors, other results) takes the
 /// general path.
-enum ItemResponseEncoder {
-    static func encode(_ line: ResponseLine) -> [UInt8]? {
+package enum ItemResponseEncoder {
+    package static func encode(_ line: ResponseLine) -> [UInt8]? {
         // The boxed fields asked whether they are there, not copied out to compare with nil.
         guard case .success(let result) = line.response, result.unaddressable == nil, !result.$status.isPresent,
               !result.$migration.isPresent, !result.$doctor.isPresent, !result.$token.isPresent, result.message == nil,

@@ -53,7 +53,7 @@ public enum MessageCodec {
     }
 
     /// `decode` through `JSONDecoder`, for every line the hot paths leave alone.
-    static func decodeGenerally<T: Decodable>(_ type: T.Type, from line: inout [UInt8]) throws -> T {
+    package static func decodeGenerally<T: Decodable>(_ type: T.Type, from line: inout [UInt8]) throws -> T {
         do {
             let decoder = JSONDecoder()
             if let carrier = T.self as? SecretCarrying.Type {

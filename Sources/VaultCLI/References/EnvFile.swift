@@ -18,13 +18,13 @@ import VaultCore
 ///
 /// Any other line is an error naming the file and line, and never the line's text (it may hold
 /// a secret).
-struct EnvFile {
+package struct EnvFile {
     /// The most an env file may hold.
     static let maxBytes = 1024 * 1024
 
     let path: String
     /// The variables in the order written; a later line for the same KEY wins when applied.
-    let variables: [(name: String, value: String)]
+    package let variables: [(name: String, value: String)]
 
     /// Reads and parses `path`; throws `VaultError.invalidInput` naming the file (and line).
     static func load(_ path: String) throws -> EnvFile {
@@ -39,7 +39,7 @@ struct EnvFile {
         return try EnvFile(path: path, bytes: bytes)
     }
 
-    init(path: String, bytes: [UInt8]) throws {
+    package init(path: String, bytes: [UInt8]) throws {
         self.path = path
         guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
             throw VaultError.invalidInput("the env file \(Self.shown(path)) is not UTF-8 text (or holds a NUL byte)")

@@ -5,7 +5,7 @@ import VaultCore
 /// braces allowed). Braces around anything that does not start with `vault://` are left as they
 /// are, so a template may also hold another tool's `{{ ... }}`; an opening `{{ vault://` that never
 /// closes on its line, or a reference that does not parse, is an error naming the line.
-struct Template {
+package struct Template {
     static let maxBytes = 1024 * 1024
 
     enum Part {
@@ -15,11 +15,11 @@ struct Template {
 
     let parts: [Part]
 
-    var references: [SecretReference] {
+    package var references: [SecretReference] {
         parts.compactMap { if case .reference(let reference) = $0 { reference } else { nil } }
     }
 
-    init(_ bytes: [UInt8], name: String) throws {
+    package init(_ bytes: [UInt8], name: String) throws {
         var parts: [Part] = []
         var text: [UInt8] = []
         var index = 0
@@ -63,7 +63,7 @@ struct Template {
     }
 
     /// The text with each reference replaced by `values[reference]`.
-    func render(_ values: [SecretReference: SecretBytes]) -> [UInt8] {
+    package func render(_ values: [SecretReference: SecretBytes]) -> [UInt8] {
         var output: [UInt8] = []
         for part in parts {
             switch part {

@@ -8,10 +8,10 @@ import VaultCore
 /// What `docker-credential-vault store` reads: `{"ServerURL":…,"Username":…,"Secret":…}`. Any
 /// other member is ignored (as the reference helpers' Go decoder does); a member of the wrong
 /// type, or anything but one JSON object, is refused.
-struct DockerCredentials: Decodable {
-    var serverURL: String?
-    var username: String?
-    var secret: String?
+package struct DockerCredentials: Decodable {
+    package var serverURL: String?
+    package var username: String?
+    package var secret: String?
 
     enum CodingKeys: String, CodingKey {
         case serverURL = "ServerURL"
@@ -23,7 +23,7 @@ struct DockerCredentials: Decodable {
     /// `<token>` for an identity token), so `list` can tell them from every other item.
     static let servicePrefix = "docker:"
 
-    static func service(serverURL: String) throws(HelperFailure) -> String {
+    package static func service(serverURL: String) throws(HelperFailure) -> String {
         let service = servicePrefix + serverURL
         do {
             try ItemKey.validate(service, field: "the server URL")
@@ -46,7 +46,7 @@ struct DockerCredentials: Decodable {
         ["server": serverURL, "docker_cli": "1"]
     }
 
-    init(parsing input: SecretBytes) throws(HelperFailure) {
+    package init(parsing input: SecretBytes) throws(HelperFailure) {
         do {
             self = try input.withUnsafeBytes { try JSONDecoder().decode(DockerCredentials.self, from: Data($0)) }
         } catch {

@@ -10,7 +10,7 @@ extension GitCredential {
     /// NUL byte, a line over 65535 bytes, a line without `=`, an empty key, text that is not
     /// UTF-8 (confidential values may be any bytes), a `protocol` that is not a URL scheme and a `password_expiry_utc` that is not a
     /// number. Messages name the line and the key, never a value (it may be a password).
-    init(parsing input: SecretBytes) throws(HelperFailure) {
+    package init(parsing input: SecretBytes) throws(HelperFailure) {
         self.init()
         var failure: HelperFailure?
         input.withUnsafeBytes { bytes in

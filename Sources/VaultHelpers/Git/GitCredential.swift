@@ -4,12 +4,12 @@ import VaultCore
 /// (`password`, `oauth_refresh_token`, `credential`) kept as `SecretBytes`, and the `key[]`
 /// lists (`capability[]`, `wwwauth[]`, `state[]`). Built only by `init(parsing:)`
 /// (`GitCredential+Parsing.swift`).
-struct GitCredential {
+package struct GitCredential {
     static let secretKeys: Set<String> = ["password", "oauth_refresh_token", "credential"]
 
-    var values: [String: String] = [:]
-    var secrets: [String: SecretBytes] = [:]
-    var lists: [String: [String]] = [:]
+    package var values: [String: String] = [:]
+    package var secrets: [String: SecretBytes] = [:]
+    package var lists: [String: [String]] = [:]
 
     var `protocol`: String? { values["protocol"] }
     var host: String? { values["host"] }

@@ -7,8 +7,8 @@ import VaultCore
 /// id that is null, such a string, or an integer of at most 18 digits. Anything else (an escape,
 /// a byte over 0x7F, another key, a float id) returns nil and takes the general path, so the
 /// answers, errors included, are the same (ProtocolTests compares the two).
-enum GetRequestDecoder {
-    static func decode(_ line: [UInt8]) -> RequestLine? {
+package enum GetRequestDecoder {
+    package static func decode(_ line: [UInt8]) -> RequestLine? {
         line.withUnsafeBufferPointer { bytes -> RequestLine? in
             var position = 0
             func skipSpace() {

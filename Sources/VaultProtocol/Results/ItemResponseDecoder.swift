@@ -11,8 +11,8 @@ import VaultCore
 /// errors are the same (tests compare the two). `JSONDecoder` and the generic metadata it
 /// instantiates were most of a whole-process `vaultctl get`'s own CPU time, and half of a
 /// `vaultctl list`'s.
-enum ItemResponseDecoder {
-    static func decode(_ line: [UInt8]) -> ResponseLine? {
+package enum ItemResponseDecoder {
+    package static func decode(_ line: [UInt8]) -> ResponseLine? {
         line.withUnsafeBytes { bytes -> ResponseLine? in
             var reader = Reader(bytes: bytes)
             return reader.response()

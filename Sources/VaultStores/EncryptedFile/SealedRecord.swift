@@ -5,10 +5,16 @@ import VaultCrypto
 /// kind, times, other attributes, content type) and the sealed secret. Secrets stay sealed in
 /// memory until someone asks for them. Records are sealed in the current format version; version
 /// 1 metadata (no attributes, content type `text/plain`) is still opened.
-struct SealedRecord: Sendable {
-    var itemID: [UInt8]
-    var metadata: AESGCM.SealedBox
-    var secret: AESGCM.SealedBox
+package struct SealedRecord: Sendable {
+    package var itemID: [UInt8]
+    package var metadata: AESGCM.SealedBox
+    package var secret: AESGCM.SealedBox
+
+    package init(itemID: [UInt8], metadata: AESGCM.SealedBox, secret: AESGCM.SealedBox) {
+        self.itemID = itemID
+        self.metadata = metadata
+        self.secret = secret
+    }
 
     static func seal(info: ItemInfo, secret: SecretBytes, itemID: [UInt8], vaultID: [UInt8], key: SecretBytes) throws -> SealedRecord {
         let metadata = try sealMetadata(info, itemID: itemID, vaultID: vaultID, key: key)
@@ -16,7 +22,7 @@ struct SealedRecord: Sendable {
         return SealedRecord(itemID: itemID, metadata: metadata, secret: sealedSecret)
     }
 
-    static func sealMetadata(_ info: ItemInfo, itemID: [UInt8], vaultID: [UInt8], key: SecretBytes) throws -> AESGCM.SealedBox {
+    package static func sealMetadata(_ info: ItemInfo, itemID: [UInt8], vaultID: [UInt8], key: SecretBytes) throws -> AESGCM.SealedBox {
         var writer = ByteWriter(capacity: 64)
         writer.append(kindCode(info.kind))
         writer.append(info.created)
@@ -39,7 +45,7 @@ struct SealedRecord: Sendable {
 
     /// Decrypts the metadata, laid out as format `version` lays it out. Throws
     /// `CryptoError.authenticationFailed` or `ByteReader.Error`.
-    func openMetadata(version: UInt16, vaultID: [UInt8], key: SecretBytes) throws -> ItemInfo {
+    package func openMetadata(version: UInt16, vaultID: [UInt8], key: SecretBytes) throws -> ItemInfo {
         let plain = try AESGCM.open(
             metadata, key: key, authenticating: VaultFileFormat.metadataAAD(version: version, vaultID: vaultID, itemID: itemID))
         return try plain.withUnsafeBytes { buffer in

@@ -4,12 +4,12 @@ import VaultCrypto
 /// A decoded vault file's snapshot: the key block and the sealed records, in file order.
 /// `open` parses and authenticates a snapshot; `encoded` writes one (in the current version,
 /// whatever version `keyBlock` was read with: a version 1 block must be upgraded first).
-struct VaultFile: Sendable {
-    var keyBlock: VaultKeyBlock
-    var records: [SealedRecord]
+package struct VaultFile: Sendable {
+    package var keyBlock: VaultKeyBlock
+    package var records: [SealedRecord]
 
     /// Serializes with a fresh snapshot MAC under `dataKey` and a checksum.
-    func encoded(dataKey: SecretBytes) throws -> [UInt8] {
+    package func encoded(dataKey: SecretBytes) throws -> [UInt8] {
         precondition(keyBlock.version == VaultFileFormat.version, "a key block of an older version must be re-wrapped before writing")
         var writer = ByteWriter(capacity: VaultFileFormat.headerSize + records.count * 128 + VaultFileFormat.trailerSize)
         writer.append(raw: keyBlock.encoded())
@@ -26,7 +26,7 @@ struct VaultFile: Sendable {
     }
 
     /// What can be read and checked without a key: magic, version, checksum, lengths, key block.
-    struct Envelope {
+    package struct Envelope {
         var keyBlock: VaultKeyBlock
         var recordCount: Int
         /// Where the snapshot ends and the journal (version 2) begins.
@@ -37,7 +37,7 @@ struct VaultFile: Sendable {
     /// `unwrap` returns, then the records. Records are parsed only once the MAC has verified, so
     /// any alteration past the key block is an authentication failure, not a parse error.
     /// Bytes past the snapshot (the journal) are left to the caller.
-    static func open(
+    package static func open(
         _ bytes: [UInt8], path: String, unwrap: (VaultKeyBlock) throws -> SecretBytes
     ) throws -> (file: VaultFile, dataKey: SecretBytes, snapshotSize: Int) {
         let envelope = try decodeEnvelope(bytes, path: path)
@@ -48,14 +48,14 @@ struct VaultFile: Sendable {
     }
 
     /// The snapshot MAC's tag, which starts the journal's chain.
-    static func snapshotTag(_ bytes: [UInt8], snapshotSize: Int) -> [UInt8] {
+    package static func snapshotTag(_ bytes: [UInt8], snapshotSize: Int) -> [UInt8] {
         let tagStart = snapshotSize - VaultFileFormat.trailerSize + AESGCM.nonceSize
         return Array(bytes[tagStart..<tagStart + AESGCM.tagSize])
     }
 
     /// Checks magic, version, checksum and lengths, in that order, so each kind of damage gets its
     /// own error, and decodes the key block. Nothing here needs a key.
-    static func decodeEnvelope(_ bytes: [UInt8], path: String) throws -> Envelope {
+    package static func decodeEnvelope(_ bytes: [UInt8], path: String) throws -> Envelope {
         try bytes.withUnsafeBytes { bytes in
             let magic = VaultFileFormat.magic
             if bytes.isEmpty { throw VaultError.corruptVault(path: path, detail: "the file is empty (truncated)") }
@@ -101,7 +101,7 @@ struct VaultFile: Sendable {
     /// Where the snapshot a header's `records-length` describes ends, or nil when a file of
     /// `fileSize` bytes is too short to hold it. Compared without adding to the length read from
     /// the file: a hostile one near 2^64 would wrap the sum.
-    static func snapshotSize(recordsLength: UInt64, fileSize: Int) -> Int? {
+    package static func snapshotSize(recordsLength: UInt64, fileSize: Int) -> Int? {
         let frame = VaultFileFormat.headerSize + VaultFileFormat.trailerSize
         guard fileSize >= frame, recordsLength <= UInt64(fileSize - frame) else { return nil }
         return frame + Int(recordsLength)

@@ -2,25 +2,25 @@ import VaultCore
 import VaultCrypto
 
 /// Constants of the vault file format (docs/file-format.md is the normative description).
-enum VaultFileFormat {
+package enum VaultFileFormat {
     static let magic: [UInt8] = [0x89, 0x56, 0x41, 0x55, 0x4C, 0x54, 0x0D, 0x0A]  // \x89 "VAULT" \r \n
     /// The version written. Version 1 (no attributes, no journal) is still read.
-    static let version: UInt16 = 2
+    package static let version: UInt16 = 2
     static let oldestReadableVersion: UInt16 = 1
     static let kdfScrypt: UInt8 = 1
 
     static let saltSize = 32
-    static let vaultIDSize = 16
-    static let itemIDSize = 16
+    package static let vaultIDSize = 16
+    package static let itemIDSize = 16
 
     /// magic, version, flags, kdf, log2N, r, p, salt, vault id.
     static let keyParametersSize = 8 + 2 + 2 + 1 + 1 + 4 + 4 + saltSize + vaultIDSize  // 70
     /// Key parameters plus the wrapped data key (nonce, ciphertext, tag).
-    static let keyBlockSize = keyParametersSize + AESGCM.nonceSize + AESGCM.keySize + AESGCM.tagSize  // 130
+    package static let keyBlockSize = keyParametersSize + AESGCM.nonceSize + AESGCM.keySize + AESGCM.tagSize  // 130
     /// Key block, record count (u32), records length (u64).
-    static let headerSize = keyBlockSize + 4 + 8  // 142
+    package static let headerSize = keyBlockSize + 4 + 8  // 142
     /// Snapshot MAC (nonce, tag) and SHA-256 checksum.
-    static let trailerSize = AESGCM.nonceSize + AESGCM.tagSize + SHA256.digestSize  // 60
+    package static let trailerSize = AESGCM.nonceSize + AESGCM.tagSize + SHA256.digestSize  // 60
 
     /// Refuse to read anything bigger: a vault holds small secrets.
     static let maxFileSize = 256 * 1024 * 1024
@@ -30,10 +30,10 @@ enum VaultFileFormat {
     static let secretContext = Array("vault/v1/secret".utf8)
 
     static func metadataContext(version: UInt16) -> [UInt8] { Array("vault/v\(version)/meta".utf8) }
-    static func fileContext(version: UInt16) -> [UInt8] { Array("vault/v\(version)/file".utf8) }
+    package static func fileContext(version: UInt16) -> [UInt8] { Array("vault/v\(version)/file".utf8) }
 
-    static func metadataAAD(version: UInt16, vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] {
+    package static func metadataAAD(version: UInt16, vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] {
         metadataContext(version: version) + vaultID + itemID
     }
-    static func secretAAD(vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] { secretContext + vaultID + itemID }
+    package static func secretAAD(vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] { secretContext + vaultID + itemID }
 }

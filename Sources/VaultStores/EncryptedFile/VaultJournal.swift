@@ -6,8 +6,8 @@ import VaultCrypto
 /// entry's tag (the snapshot MAC's tag for the first), so entries cannot be removed from the
 /// middle, reordered, duplicated or replayed; a checksum and a length check tell damage from a
 /// torn last entry, which a writer killed while appending leaves and which is ignored.
-enum VaultJournal {
-    enum Entry: Sendable {
+package enum VaultJournal {
+    package enum Entry: Sendable {
         case upsert(SealedRecord)
         case deletion(itemID: [UInt8])
 
@@ -20,22 +20,22 @@ enum VaultJournal {
     }
 
     /// Where a reader or writer is: the end of the last complete entry and its tag.
-    struct Position: Sendable, Equatable {
-        var end: Int
-        var lastTag: [UInt8]
+    package struct Position: Sendable, Equatable {
+        package var end: Int
+        package var lastTag: [UInt8]
     }
 
     /// Length and length check.
-    static let headerSize = 8
+    package static let headerSize = 8
     /// Nonce, tag, checksum.
-    static let trailerSize = AESGCM.nonceSize + AESGCM.tagSize + SHA256.digestSize  // 60
-    static let maxBodySize = 256 * 1024
+    package static let trailerSize = AESGCM.nonceSize + AESGCM.tagSize + SHA256.digestSize  // 60
+    package static let maxBodySize = 256 * 1024
     static let context = Array("vault/v2/entry".utf8)
     static let upsertType: UInt8 = 1
     static let deletionType: UInt8 = 2
 
     /// The entry's bytes, sealed after `previousTag`, and its tag (the next entry's previous tag).
-    static func encode(_ entry: Entry, after previousTag: [UInt8], dataKey: SecretBytes) throws -> (bytes: [UInt8], tag: [UInt8]) {
+    package static func encode(_ entry: Entry, after previousTag: [UInt8], dataKey: SecretBytes) throws -> (bytes: [UInt8], tag: [UInt8]) {
         var body = ByteWriter(capacity: 256)
         switch entry {
         case .upsert(let record):
@@ -61,7 +61,7 @@ enum VaultJournal {
     /// `previousTag`. Stops at a torn last entry (the returned position is where it starts). With
     /// no `dataKey` tags are not checked (counting without a key, for choices only). Throws
     /// `.corruptVault` for damage, `.tamperedVault` for an entry whose tag does not verify.
-    static func read(
+    package static func read(
         _ bytes: UnsafeRawBufferPointer, start: Int, after previousTag: [UInt8], dataKey: SecretBytes?, path: String
     ) throws -> (entries: [Entry], position: Position) {
         var entries: [Entry] = []

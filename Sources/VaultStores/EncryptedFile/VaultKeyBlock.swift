@@ -5,9 +5,9 @@ import VaultCrypto
 /// wrapped under the passphrase key. Everything here is authenticated by the wrap's GCM tag, the
 /// version too: a block read from a version 1 file is re-wrapped (`unwrapUpgrading`) before it
 /// can head a version 2 file.
-struct VaultKeyBlock: Sendable, Equatable {
+package struct VaultKeyBlock: Sendable, Equatable {
     /// The file format version this block carries (and the file it heads is).
-    var version: UInt16 = VaultFileFormat.version
+    package var version: UInt16 = VaultFileFormat.version
     var parameters: Scrypt.Parameters
     var salt: [UInt8]
     var vaultID: [UInt8]
@@ -28,7 +28,7 @@ struct VaultKeyBlock: Sendable, Equatable {
         return writer.bytes
     }
 
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         encodedParameters() + wrappedKey.nonce + wrappedKey.ciphertext + wrappedKey.tag
     }
 
