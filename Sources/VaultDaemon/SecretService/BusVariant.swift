@@ -3,12 +3,12 @@ import VaultCore
 
 /// A GVariant vaultd received (a call's parameters or a part of them), holding one reference.
 /// Every accessor checks the type first: a value of another type reads as nil, never traps.
-final class BusVariant: @unchecked Sendable {
+package final class BusVariant: @unchecked Sendable {
     // Immutable after init; GVariants are immutable and safe to read from any thread.
     let pointer: OpaquePointer
 
     /// Takes a new reference (sinking a floating one).
-    init(retaining pointer: OpaquePointer) {
+    package init(retaining pointer: OpaquePointer) {
         self.pointer = g_variant_ref_sink(pointer)
     }
 
@@ -19,13 +19,15 @@ final class BusVariant: @unchecked Sendable {
 
     deinit { g_variant_unref(pointer) }
 
-    func isOf(_ type: String) -> Bool { vault_variant_is(pointer, type) != 0 }
+    package func isOf(_ type: String) -> Bool { vault_variant_is(pointer, type) != 0 }
 
-    var childCount: Int { Int(g_variant_n_children(pointer)) }
+    /// The number of children of a container; 0 for any other value (GLib aborts the process
+    /// when asked for a string's children).
+    package var childCount: Int { g_variant_is_container(pointer) != 0 ? Int(g_variant_n_children(pointer)) : 0 }
 
     /// The child at `index` of a container (tuple, array, variant, dict entry); nil past the end.
-    func child(_ index: Int) -> BusVariant? {
-        guard g_variant_is_container(pointer) != 0, index >= 0, index < childCount else { return nil }
+    package func child(_ index: Int) -> BusVariant? {
+        guard index >= 0, index < childCount else { return nil }
         return BusVariant(taking: g_variant_get_child_value(pointer, gsize(index))!)
     }
 
@@ -38,22 +40,22 @@ final class BusVariant: @unchecked Sendable {
     static let maxTextBytes = 4096
 
     /// `s` or `o` of at most `maxTextBytes`.
-    var string: String? {
+    package var string: String? {
         guard isOf("s") || isOf("o"), size <= Self.maxTextBytes + 1 else { return nil }
         return String(cString: g_variant_get_string(pointer, nil))
     }
 
-    var boolean: Bool? { isOf("b") ? g_variant_get_boolean(pointer) != 0 : nil }
+    package var boolean: Bool? { isOf("b") ? g_variant_get_boolean(pointer) != 0 : nil }
 
     /// The value inside a `v`.
-    var unboxed: BusVariant? {
+    package var unboxed: BusVariant? {
         guard isOf("v") else { return nil }
         return BusVariant(taking: g_variant_get_variant(pointer)!)
     }
 
     /// `ay` of at most `limit` bytes (`what` names it in the error), copied into memory that is
     /// wiped when released; the size is checked first.
-    func secretBytes(atMost limit: Int, _ what: String) throws(BusError) -> SecretBytes {
+    package func secretBytes(atMost limit: Int, _ what: String) throws(BusError) -> SecretBytes {
         guard isOf("ay") else { throw .invalidArgs("\(what) is bytes (ay)") }
         guard size <= limit else { throw .invalidArgs("\(what) is \(size) bytes; the limit is \(limit)") }
         var count: gsize = 0
@@ -63,7 +65,7 @@ final class BusVariant: @unchecked Sendable {
 
     /// `ao` or `as` of at most `limit` elements, each at most `maxTextBytes`; the count is
     /// checked before anything is copied. nil for another type, or an element too long.
-    func strings(atMost limit: Int) throws(BusError) -> [String]? {
+    package func strings(atMost limit: Int) throws(BusError) -> [String]? {
         guard isOf("ao") || isOf("as") else { return nil }
         guard childCount <= limit else { throw .limitsExceeded("\(childCount) objects in one call; the limit is \(limit)") }
         var result: [String] = []
@@ -78,7 +80,7 @@ final class BusVariant: @unchecked Sendable {
     /// `a{ss}` with names of at most `nameBytes` and values of at most `valueBytes` (each size
     /// checked before it is copied). Duplicate names (which GVariant allows) are refused: which
     /// one counts would be a guess.
-    func stringDictionary(nameBytes: Int, valueBytes: Int) throws(BusError) -> [String: String] {
+    package func stringDictionary(nameBytes: Int, valueBytes: Int) throws(BusError) -> [String: String] {
         guard isOf("a{ss}") else { throw .invalidArgs("attributes are a{ss}") }
         var result: [String: String] = [:]
         for index in 0..<childCount {
@@ -92,7 +94,7 @@ final class BusVariant: @unchecked Sendable {
     }
 
     /// `a{sv}` of at most `limit` entries: the values, unboxed.
-    func variantDictionary(atMost limit: Int) -> [String: BusVariant]? {
+    package func variantDictionary(atMost limit: Int) -> [String: BusVariant]? {
         guard isOf("a{sv}"), childCount <= limit else { return nil }
         var result: [String: BusVariant] = [:]
         for index in 0..<childCount {
