@@ -7,7 +7,10 @@ import PackageDescription
 /// independent: glibc's static-PIE start-up refuses the run path SwiftPM writes into every
 /// executable, so the program's own image is at a fixed address (its stack, heap and mappings are
 /// still randomised), as in the Go-built `gh` and `op`.
-let staticClient: [LinkerSetting] = [.unsafeFlags(["-static-executable", "-l_FoundationCollections", "-l_FoundationCShims"], .when(platforms: [.linux]))]
+/// Under a sanitizer (`scripts/test --sanitize`, which sets VAULT_SANITIZE) they link dynamically:
+/// a fully static executable does not link with the sanitizer runtimes.
+let staticClient: [LinkerSetting] = Context.environment["VAULT_SANITIZE"] != nil ? [] :
+    [.unsafeFlags(["-static-executable", "-l_FoundationCollections", "-l_FoundationCShims"], .when(platforms: [.linux]))]
 
 let package = Package(
     name: "vault",
@@ -110,7 +113,7 @@ let package = Package(
         // corpora and regressions are replayed by FuzzRegressionTests in every test run.
         .target(
             name: "VaultFuzzTargets",
-            dependencies: ["VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens"],
+            dependencies: ["VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens", "CGDBusShims"],
             path: "Fuzz/Targets"
         ),
         .executableTarget(name: "vault-fuzz", dependencies: ["VaultFuzzTargets"], path: "Fuzz/vault-fuzz"),

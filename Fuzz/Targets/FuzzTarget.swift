@@ -47,6 +47,10 @@ package enum FuzzTargets {
         FuzzTargetEntry(DockerInputTarget.self),
         FuzzTargetEntry(VaultFileTarget.self),
         FuzzTargetEntry(VaultRecordTarget.self),
+        FuzzTargetEntry(AuditLogTarget.self),
+        FuzzTargetEntry(ProviderAnswerTarget.self),
+        FuzzTargetEntry(SessionImportTarget.self),
+        FuzzTargetEntry(DBusArgumentsTarget.self),
     ]
 
     package static func named(_ name: String) -> FuzzTargetEntry? {

@@ -9,25 +9,36 @@ import VaultProtocol
 /// processes (`AuditHeads`), so records cut off the end, or the whole file rolled back to an
 /// older copy, show as missing too. Rotation drops the oldest file: a chain may begin after 1,
 /// and the first record left is where the reader's window begins.
-struct AuditChain {
+package struct AuditChain {
     /// One record as read: its entry and the tag of its sealed line (base64).
-    struct Link {
+    package struct Link {
         var entry: AuditEntryBody
         var tag: String
+
+        package init(entry: AuditEntryBody, tag: String) {
+            self.entry = entry
+            self.tag = tag
+        }
     }
 
     /// A chain's last record as known beyond the file.
-    struct Head: Codable, Sendable, Equatable {
+    package struct Head: Codable, Sendable, Equatable {
         var seq: Int64
         var tag: String
         /// When it was written (RFC 3339), to keep the newest heads.
         var time: String
+
+        package init(seq: Int64, tag: String, time: String) {
+            self.seq = seq
+            self.tag = tag
+            self.time = time
+        }
     }
 
     /// What is wrong with `links` (every record read, in any order), given the heads known beyond
     /// the file by chain id: one sentence a problem, empty when every chain holds. Records
     /// without a chain (written before chaining) are not checked.
-    static func problems(_ links: [Link], heads: [String: Head]) -> [String] {
+    package static func problems(_ links: [Link], heads: [String: Head]) -> [String] {
         var problems: [String] = []
         var chains: [String: [Link]] = [:]
         for link in links {

@@ -81,7 +81,7 @@ extension AuditLog {
     }
 
     /// The record a line seals, and its tag (base64); nil when `key` does not open it.
-    static func open(_ line: ArraySlice<UInt8>, key: SecretBytes) -> (AuditEntryBody, tag: String)? {
+    package static func open(_ line: ArraySlice<UInt8>, key: SecretBytes) -> (AuditEntryBody, tag: String)? {
         guard let raw = Data(base64Encoded: Data(line)).map(Array.init), raw.count > AESGCM.nonceSize + AESGCM.tagSize else { return nil }
         let box = AESGCM.SealedBox(
             nonce: Array(raw.prefix(AESGCM.nonceSize)), ciphertext: Array(raw.dropFirst(AESGCM.nonceSize).dropLast(AESGCM.tagSize)),

@@ -14,7 +14,7 @@ import VaultProtocol
 /// the bytes on disk name no item, and the log is readable only through an unlocked vaultd.
 /// When appending would pass `maxBytes`, audit.log becomes audit.log.1 (and .1 becomes .2, ...,
 /// the oldest of `keep` dropped).
-final class AuditLog: Sendable {
+package final class AuditLog: Sendable {
     let directory: String
     let maxBytes: Int
     let keep: Int
@@ -141,7 +141,7 @@ final class AuditLog: Sendable {
     /// a record there while others are appended). Set before any append; nil in vaultd.
     nonisolated(unsafe) var reserved: (@Sendable () -> Void)?
 
-    static let associatedData = Array("vault audit record v1".utf8)
+    package static let associatedData = Array("vault audit record v1".utf8)
 
     /// `afterWatching` is for tests: it runs inside the watch's `rearm` (`ChangeWatch`).
     init(

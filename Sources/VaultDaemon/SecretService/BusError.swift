@@ -2,7 +2,7 @@ import VaultCore
 
 /// A D-Bus error reply: one of the Secret Service's or D-Bus's standard names (clients classify
 /// by name) and a message saying what happened and what to do (never a secret).
-struct BusError: Error, Equatable {
+package struct BusError: Error, Equatable {
     let name: String
     let message: String
 

@@ -3,7 +3,7 @@ import VaultCore
 
 /// A value vaultd sends over D-Bus, built into a (floating) GVariant by `make`. Strings are
 /// Swift strings, so always valid UTF-8; object paths are only those `SecretServicePath` makes.
-indirect enum BusValue {
+package indirect enum BusValue {
     case string(String)
     case objectPath(String)
     case boolean(Bool)
@@ -20,12 +20,12 @@ indirect enum BusValue {
     case tuple([BusValue])
 
     static func objectPaths(_ paths: [String]) -> BusValue { .array(elementType: "o", paths.map(BusValue.objectPath)) }
-    static func stringDictionary(_ entries: [String: String]) -> BusValue {
+    package static func stringDictionary(_ entries: [String: String]) -> BusValue {
         .dictionary(valueType: "s", entries.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
     }
 
     /// A new floating GVariant; whoever receives it (a reply, a container) sinks it.
-    func make() -> OpaquePointer {
+    package func make() -> OpaquePointer {
         switch self {
         case .string(let text): return g_variant_new_string(text)
         case .objectPath(let path): return g_variant_new_object_path(path)

@@ -5,10 +5,10 @@ import VaultCore
 /// item without them (git's, Docker's) gets a made-up key (`ItemKey.attributeOnlyService`) and
 /// keeps all its attributes as they are, a lone `service` or `username` too
 /// (docker-credential-secretservice writes `username`).
-enum SecretServiceAttributes {
+package enum SecretServiceAttributes {
     /// The `a{ss}` a client sent, at most `ItemLimits.maxAttributes` pairs of names and values
     /// within the item limits (checked before anything is copied), each name once.
-    static func parse(_ value: BusVariant) throws(BusError) -> [String: String] {
+    package static func parse(_ value: BusVariant) throws(BusError) -> [String: String] {
         guard value.isOf("a{ss}") else { throw .invalidArgs("attributes are a{ss}") }
         guard value.childCount <= ItemLimits.maxAttributes else {
             throw .invalidArgs("\(value.childCount) attributes; the limit is \(ItemLimits.maxAttributes)")
