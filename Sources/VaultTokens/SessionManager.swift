@@ -39,7 +39,7 @@ public final class SessionManager: Sendable {
     let delete: @Sendable (ItemKey) throws -> Void
     /// Details by key, with the `modified` time of the item they were read from: `describe`
     /// decrypts a session again only when its item changed (or is new to this daemon).
-    private let details = Mutex<[ItemKey: (modified: Int64, details: Details)]>([:])
+    private let details = AdaptiveLock<[ItemKey: (modified: Int64, details: Details)]>([:])
 
     /// `save` stores a session (with its label when given) and returns its item's metadata.
     public init(

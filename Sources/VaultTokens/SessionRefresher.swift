@@ -53,7 +53,7 @@ public final class SessionRefresher: Sendable {
     /// The longest one request to the provider takes (the transport's timeout and its margin):
     /// an attempt starts only when it can finish within the budget.
     let attemptTimeout: Double
-    private let flights = Mutex<[ItemKey: Flight]>([:])
+    private let flights = AdaptiveLock<[ItemKey: Flight]>([:])
 
     public init(
         transport: any HTTPTransport = HTTPClient(), retryDelays: [Double] = [0.5, 1.5],

@@ -53,7 +53,7 @@ import VaultCore
     final class Tally: Sendable {
         let inputs = Atomic<Int>(0)
         let connections = Atomic<Int>(0)
-        let problems = Mutex<[String]>([])
+        let problems = AdaptiveLock<[String]>([])
 
         func problem(_ text: String) {
             problems.withLock { if $0.count < 20 { $0.append(text) } }

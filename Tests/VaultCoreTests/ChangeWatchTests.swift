@@ -180,7 +180,7 @@ import Testing
         let scratch = Scratch()
         defer { scratch.remove() }
         var asked: [Int] = []
-        let types = Mutex<[Int]>([])
+        let types = AdaptiveLock<[Int]>([])
         let watch = ChangeWatch(directory: scratch.directory, file: scratch.file, isLocal: { type in
             types.withLock { $0.append(type) }
             return false

@@ -11,7 +11,7 @@ import VaultCore
     /// Four threads drawing side by side across many refills: every nonce is new.
     @Test func noncesDrawnOnSeveralThreadsAcrossRefillsAreAllDistinct() throws {
         let perThread = NoncePool.nonces * 20 + 7
-        let drawn = Mutex<[[UInt8]]>([])
+        let drawn = AdaptiveLock<[[UInt8]]>([])
         let failures = Atomic<Int>(0)
         let threads = 4
         let done = Atomic<Int>(0)

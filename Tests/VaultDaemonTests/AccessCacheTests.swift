@@ -128,7 +128,7 @@ import VaultTestSupport
         let store = ActiveStore(store: memory, reason: "a test")
         let cache = StoreCache<Int>()
         store.register(cache)
-        let loads = Mutex(0)
+        let loads = AdaptiveLock(0)
         func value() throws -> Int {
             try store.read { active in try cache.value(in: active) { _ in loads.withLock { $0 += 1; return $0 } } }
         }

@@ -24,7 +24,7 @@ import VaultTestSupport
 
     /// Asks on a thread of its own; the answer arrives in `answer`.
     final class Asking: Sendable {
-        let answer = Mutex<ApprovalBroker.Answer?>(nil)
+        let answer = AdaptiveLock<ApprovalBroker.Answer?>(nil)
         let done = DispatchSemaphore(value: 0)
 
         /// `identified`: vaultd read the caller's executable (it holds a pidfd), not only a pid.

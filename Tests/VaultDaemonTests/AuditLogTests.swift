@@ -57,7 +57,7 @@ import VaultTestSupport
         let key = try SecureRandom.secretBytes(AESGCM.keySize)
         let threads = 8, each = 150
         let done = Atomic<Int>(0)
-        let seen = Mutex<[AuditEntryBody]>([])
+        let seen = AdaptiveLock<[AuditEntryBody]>([])
         let follower = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             var after = Int64.min
@@ -146,7 +146,7 @@ import VaultTestSupport
         let key = try SecureRandom.secretBytes(AESGCM.keySize)
         let rotated = Atomic<Bool>(false), raced = Atomic<Bool>(false), writtenWhileReopening = Atomic<Bool>(false)
         let done = DispatchSemaphore(value: 0)
-        let box = Mutex<AuditLog?>(nil)
+        let box = AdaptiveLock<AuditLog?>(nil)
         let log = AuditLog(directory: directory.file("vault"), isLocalFileSystem: { _ in true }, afterWatching: {
             // The first rearm after the rotation, once.
             guard rotated.load(ordering: .relaxed), !raced.exchange(true, ordering: .relaxed), let log = box.withLock({ $0 }) else { return }

@@ -18,7 +18,7 @@ import VaultCore
     /// A spin on a thread of its own: `done` is signalled once `result` holds what it returned.
     final class BackgroundSpin: Sendable {
         let done = DispatchSemaphore(value: 0)
-        private let value = Mutex<Bool?>(nil)
+        private let value = AdaptiveLock<Bool?>(nil)
         var result: Bool? { value.withLock { $0 } }
 
         init(_ busyPoll: BusyPoll, on fd: FileDescriptor) {

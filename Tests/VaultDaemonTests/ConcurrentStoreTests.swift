@@ -62,7 +62,7 @@ import VaultTestSupport
         let probe = ProbeStore()
         let dispatcher = dispatcher(ActiveStore(store: probe, reason: "a test"))
         #expect(Self.answer(dispatcher, Self.set("s", "rendezvous", "x")).code == nil)
-        let answers = Mutex<[String?]>([])
+        let answers = AdaptiveLock<[String?]>([])
         // Each get of "rendezvous" waits (at most 10 s) until the other is inside the store too:
         // with reads taking turns, neither meets the other.
         Self.onThreads((0..<2).map { _ in {
@@ -78,7 +78,7 @@ import VaultTestSupport
         let probe = ProbeStore()
         let dispatcher = dispatcher(ActiveStore(store: probe, reason: "a test"))
         for key in 0..<4 { #expect(Self.answer(dispatcher, Self.set("s", "k\(key)", "k\(key)-0")).code == nil) }
-        let wrong = Mutex<[String]>([])
+        let wrong = AdaptiveLock<[String]>([])
         let readers = Self.readers(8, rounds: 300, of: "s", keys: 4, dispatcher) { problem in wrong.withLock { $0.append(problem) } }
         let writers: [@Sendable () -> Void] = (0..<2).map { writer in {
             for round in 1...100 {
@@ -97,8 +97,8 @@ import VaultTestSupport
         let store = ActiveStore(store: InMemoryStore(), reason: "a test")
         let dispatcher = dispatcher(store)
         for key in 0..<20 { #expect(Self.answer(dispatcher, Self.set("m", "k\(key)", "k\(key)-secret")).code == nil) }
-        let phase = Mutex(0)  // 0: migrating, 1: locking, 2: locked
-        let wrong = Mutex<[String]>([])
+        let phase = AdaptiveLock(0)  // 0: migrating, 1: locking, 2: locked
+        let wrong = AdaptiveLock<[String]>([])
         let destination = InMemoryStore()
         let readers: [@Sendable () -> Void] = (0..<4).map { reader in {
             var round = 0
@@ -134,7 +134,7 @@ import VaultTestSupport
         try file.unlock(passphrase: SecretBytes(utf8: "a passphrase for the test"))
         let dispatcher = dispatcher(ActiveStore(store: file, reason: "a test"))
         for key in 0..<3 { #expect(Self.answer(dispatcher, Self.set("f", "k\(key)", "k\(key)-0")).code == nil) }
-        let wrong = Mutex<[String]>([])
+        let wrong = AdaptiveLock<[String]>([])
         let readers = Self.readers(4, rounds: 200, of: "f", keys: 3, dispatcher) { problem in wrong.withLock { $0.append(problem) } }
         let writer: @Sendable () -> Void = {
             for round in 1...30 {

@@ -6,7 +6,7 @@ import VaultStores
 /// read (decrypted, on the file store) before the caller was allowed to have it.
 final class CountingStore: VaultStore {
     private let inner = InMemoryStore()
-    private let reads = Mutex<[ItemKey: Int]>([:])
+    private let reads = AdaptiveLock<[ItemKey: Int]>([:])
 
     func gets(of key: ItemKey) -> Int { reads.withLock { $0[key, default: 0] } }
 

@@ -17,7 +17,7 @@ import VaultTestSupport
     let posted = Posted()
 
     final class Posted: Sendable {
-        let changes = Mutex<[ItemChangeFeed.Change]>([])
+        let changes = AdaptiveLock<[ItemChangeFeed.Change]>([])
         var all: [ItemChangeFeed.Change] { changes.withLock { $0 } }
         func append(_ change: ItemChangeFeed.Change) { changes.withLock { $0.append(change) } }
     }
@@ -195,7 +195,7 @@ import VaultTestSupport
 /// An approver on a thread of its own: registered with the broker (as a connection that proved
 /// the approval secret is), it takes the next request it is handed, answers it, and goes.
 final class Approver: Sendable {
-    let shown = Mutex<ApprovalBody?>(nil)
+    let shown = AdaptiveLock<ApprovalBody?>(nil)
     let done = DispatchSemaphore(value: 0)
 
     init(broker: ApprovalBroker, answer: ApprovalBroker.Answer) {

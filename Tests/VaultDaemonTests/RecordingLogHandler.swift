@@ -1,10 +1,11 @@
+import VaultCore
 import Synchronization
 import VaultDaemon
 
 /// A log handler that keeps every line, so tests can check what vaultd logs (and that no secret
 /// is among it).
 final class RecordingLogHandler: LogHandler {
-    private let lines = Mutex<[String]>([])
+    private let lines = AdaptiveLock<[String]>([])
 
     init() {}
 

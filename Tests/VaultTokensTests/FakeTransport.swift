@@ -1,3 +1,4 @@
+import VaultCore
 import Foundation
 import Synchronization
 @testable import VaultTokens
@@ -15,11 +16,11 @@ final class FakeTransport: HTTPTransport {
         var json: [String: Any] { body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:] }
     }
 
-    private let state: Mutex<(answers: [HTTPClient.Result], sent: [Sent])>
+    private let state: AdaptiveLock<(answers: [HTTPClient.Result], sent: [Sent])>
     let delay: Double
 
     init(_ answers: [HTTPClient.Result], delay: Double = 0) {
-        state = Mutex((answers, []))
+        state = AdaptiveLock((answers, []))
         self.delay = delay
     }
 

@@ -9,8 +9,8 @@ import VaultCore
 struct RefreshCoordinationTests {
     /// One stored session; `update` is atomic, as the daemon's store queue makes it.
     final class Store: Sendable {
-        let record: Mutex<SessionRecord>
-        init(_ record: SessionRecord) { self.record = Mutex(record) }
+        let record: AdaptiveLock<SessionRecord>
+        init(_ record: SessionRecord) { self.record = AdaptiveLock(record) }
 
         func refresher(_ transport: any HTTPTransport, lock: any RefreshLock = ProcessLocalRefreshLock(), retryDelays: [Double] = [],
                        budget: Double = SessionRefresher.defaultBudget, attemptTimeout: Double = 11) -> SessionRefresher {
@@ -73,7 +73,7 @@ struct RefreshCoordinationTests {
         let transport = FakeTransport([Self.granted("AT-new", "RT-new")], delay: 0.3)
         let lock = FileRefreshLock(path: directory + "/vault.db.refresh.lock")
         let refreshers = [store.refresher(transport, lock: lock), store.refresher(transport, lock: lock)]
-        let tokens = Mutex<[String]>([])
+        let tokens = AdaptiveLock<[String]>([])
         let group = DispatchGroup()
         for index in 0..<8 {
             group.enter()

@@ -8,9 +8,9 @@ import VaultCore
 /// describe reads a session only when its item changed.
 struct SessionManagerTests {
     final class Items: Sendable {
-        let records = Mutex<[ItemKey: (SessionRecord, ItemInfo)]>([:])
-        let loads = Mutex(0)
-        let clock = Mutex<Int64>(1)
+        let records = AdaptiveLock<[ItemKey: (SessionRecord, ItemInfo)]>([:])
+        let loads = AdaptiveLock(0)
+        let clock = AdaptiveLock<Int64>(1)
 
         func manager(_ transport: FakeTransport) -> SessionManager {
             let refresher = SessionRefresher(

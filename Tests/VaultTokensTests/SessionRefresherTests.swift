@@ -8,9 +8,9 @@ import VaultCore
 struct SessionRefresherTests {
     /// An in-memory session store that logs every save, shared with the callers' own log.
     final class Store: Sendable {
-        let records: Mutex<[ItemKey: SessionRecord]>
-        let events = Mutex<[String]>([])
-        init(_ key: ItemKey, _ record: SessionRecord) { records = Mutex([key: record]) }
+        let records: AdaptiveLock<[ItemKey: SessionRecord]>
+        let events = AdaptiveLock<[String]>([])
+        init(_ key: ItemKey, _ record: SessionRecord) { records = AdaptiveLock([key: record]) }
 
         func refresher(_ transport: FakeTransport, retryDelays: [Double] = []) -> SessionRefresher {
             SessionRefresher(
@@ -43,7 +43,7 @@ struct SessionRefresherTests {
             [FakeTransport.json(200, ["access_token": "AT-new", "expires_in": 3600, "refresh_token": "RT-new"])], delay: 0.3)
         let refresher = store.refresher(transport)
         let callers = 8
-        let results = Mutex<[Result<SessionRefresher.Token, Error>]>([])
+        let results = AdaptiveLock<[Result<SessionRefresher.Token, Error>]>([])
         let group = DispatchGroup()
         for _ in 0..<callers {
             group.enter()

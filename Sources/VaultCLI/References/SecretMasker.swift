@@ -1,3 +1,4 @@
+import VaultCore
 import Synchronization
 
 /// Replaces secrets in a stream of bytes with `replacement`, for `vaultctl run`'s output when it
@@ -9,10 +10,10 @@ import Synchronization
 final class SecretMasker: Sendable {
     static let replacement = Array("<concealed by vault>".utf8)
 
-    private let secrets: Mutex<[[UInt8]]>
+    private let secrets: AdaptiveLock<[[UInt8]]>
 
     init(_ secrets: [[UInt8]]) {
-        self.secrets = Mutex(Self.ordered(secrets))
+        self.secrets = AdaptiveLock(Self.ordered(secrets))
     }
 
     func add(_ secret: [UInt8]) {

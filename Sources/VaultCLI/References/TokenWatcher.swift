@@ -38,7 +38,7 @@ final class TokenWatcher: Sendable {
         init(_ connection: VaultConnection) { self.connection = connection }
     }
 
-    private let state: Mutex<[String: Watched]>
+    private let state: AdaptiveLock<[String: Watched]>
     private let notifyEnd: FileDescriptor
     /// Readable once per change.
     let notifier: FileDescriptor
@@ -51,7 +51,7 @@ final class TokenWatcher: Sendable {
         _ = try retryingOnInterrupt { vault_pipe(&ends, O_CLOEXEC | O_NONBLOCK) }
         notifier = FileDescriptor(rawValue: ends[0])
         notifyEnd = FileDescriptor(rawValue: ends[1])
-        state = Mutex(sessions.mapValues { Watched(resolved: $0, lifetime: Self.remaining($0)) })
+        state = AdaptiveLock(sessions.mapValues { Watched(resolved: $0, lifetime: Self.remaining($0)) })
         let handoff = Handoff(connection)
         guard DetachedThread.start(stackSize: 512 * 1024, { [self] in watch(handoff.connection) }) else {
             throw VaultError.internal("cannot start a thread to watch the sessions")

@@ -9,7 +9,7 @@ import VaultCore
 enum ProgressIndicator {
     static func `while`<R>(_ label: String, _ body: () throws -> R) rethrows -> R {
         guard Terminal.isTerminal(2) else { return try body() }
-        let running = Mutex(true)
+        let running = AdaptiveLock(true)
         let finished = DispatchSemaphore(value: 0)
         Thread.start {
             let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The sorted keys of one state of an `ItemTable`, computed once, on first use.
 final class SortedKeys: Sendable {
-    private let sorted = Mutex<[ItemKey]?>(nil)
+    private let sorted = AdaptiveLock<[ItemKey]?>(nil)
 
     func keys<Payload>(of entries: [ItemKey: ItemTable<Payload>.Entry]) -> [ItemKey] {
         sorted.withLock { sorted in

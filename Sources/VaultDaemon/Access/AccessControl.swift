@@ -22,7 +22,7 @@ final class AccessControl: Sendable {
     /// `--confirm-all`: every item needs the approver, as if each were marked `confirm`.
     let confirmAll: Bool
     private let logger: Logger
-    private let grants = Mutex([TimedGrant]())
+    private let grants = AdaptiveLock([TimedGrant]())
     private let cachedRules: StoreCache<AccessRules>
     /// The audit key, or nil while it does not exist yet.
     private let cachedAuditKey: StoreCache<SecretBytes?>

@@ -57,7 +57,7 @@ final class ApprovalBroker: Sendable {
     }
 
     let timeout: Double
-    private let state = Mutex(State())
+    private let state = AdaptiveLock(State())
     private let requests = WakeList()
     private let answers = WakeList()
 

@@ -13,7 +13,7 @@ final class ExecutableHashes: Sendable {
     static let shared = ExecutableHashes()
     static let limit = 1 << 30
     private static let capacity = 512
-    private let cache = Mutex([FileStatus.Identity: String]())
+    private let cache = AdaptiveLock([FileStatus.Identity: String]())
 
     /// The lowercase hex SHA-256 of the regular file open on `fd`, read from its start.
     func hash(of fd: FileDescriptor) -> String? {

@@ -36,7 +36,7 @@ final class PeerProcess: Sendable {
     /// `identify` stats "exe" in it on every request, which also fails once the process has exited.
     private let processDirectory: FileDescriptor?
     /// The identity last read, with the executable's status before it was read.
-    private let known = Mutex<(executable: FileStatus, identity: CallerIdentity)?>(nil)
+    private let known = AdaptiveLock<(executable: FileStatus, identity: CallerIdentity)?>(nil)
     /// The connection's socket, not owned: the connection closes it after `connectionClosed`.
     private let socket: FileDescriptor
     /// Why no pidfd was taken, for messages (`CallerIdentity.unidentified`).

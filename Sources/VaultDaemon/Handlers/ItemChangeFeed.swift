@@ -12,7 +12,7 @@ public final class ItemChangeFeed: Sendable {
         case deleted(ItemKey)
     }
 
-    private let listeners = Mutex<[@Sendable (Change) -> Void]>([])
+    private let listeners = AdaptiveLock<[@Sendable (Change) -> Void]>([])
 
     public init() {}
 

@@ -17,7 +17,7 @@ final class RateLimitedLog: Sendable {
     private let logger: Logger
     private let interval: Double
     private let queue = DispatchQueue(label: "vaultd.rate-limited-log")
-    private let state = Mutex(State())
+    private let state = AdaptiveLock(State())
 
     init(logger: Logger, interval: Double = 5) {
         self.logger = logger

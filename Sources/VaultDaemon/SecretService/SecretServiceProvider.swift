@@ -41,7 +41,7 @@ final class SecretServiceProvider: @unchecked Sendable {
     let queue = DispatchQueue(label: "vaultd.secret-service", attributes: .concurrent)
     // Set once by `start` before any call can arrive; read-only afterwards.
     private(set) var server: OpaquePointer?
-    let state = Mutex(State())
+    let state = AdaptiveLock(State())
 
     struct State {
         var sessions: [String: SecretServiceSession] = [:]
@@ -106,7 +106,7 @@ final class SecretServiceProvider: @unchecked Sendable {
     /// answer later, the thread closes the connection (releasing the name) instead of serving,
     /// so what `status` says stays true.
     func start(address: String) throws(StartFailure) {
-        let outcome = Mutex<StartFailure??>(nil)
+        let outcome = AdaptiveLock<StartFailure??>(nil)
         let done = DispatchSemaphore(value: 0)
         // The bus thread keeps the provider alive for as long as vaultd runs.
         _ = Unmanaged.passRetained(self)

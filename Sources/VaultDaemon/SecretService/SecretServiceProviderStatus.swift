@@ -1,9 +1,10 @@
+import VaultCore
 import Synchronization
 
 /// Whether vaultd serves the Secret Service D-Bus API and why (or why not), for `status` and
 /// `doctor`.
 public final class SecretServiceProviderStatus: Sendable {
-    private let state = Mutex((serving: false, reason: "vaultd has not decided yet"))
+    private let state = AdaptiveLock((serving: false, reason: "vaultd has not decided yet"))
 
     public init() {}
 
@@ -15,7 +16,7 @@ public final class SecretServiceProviderStatus: Sendable {
 
     /// How D-Bus callers are tied to processes on this bus, once a caller was asked about.
     public var callerBinding: String? { binding.withLock { $0 } }
-    private let binding = Mutex<String?>(nil)
+    private let binding = AdaptiveLock<String?>(nil)
 
     /// Whether the bus gave the last caller's `ProcessFD`.
     func noteCallers(processFD: Bool, trustingPIDs: Bool) {

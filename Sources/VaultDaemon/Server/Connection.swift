@@ -35,7 +35,7 @@ final class Connection: Sendable {
     private let requestTimeout: Double
     private let busyPoll: BusyPoll
     private let slotChanges: SlotChanges
-    private let state = Mutex(State.idle(since: Clock.monotonicSeconds()))
+    private let state = AdaptiveLock(State.idle(since: Clock.monotonicSeconds()))
 
     init(
         number: Int, fd: FileDescriptor, peerPID: Int32, dispatcher: RequestDispatcher, logger: Logger, events: RateLimitedLog,

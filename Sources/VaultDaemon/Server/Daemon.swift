@@ -18,7 +18,7 @@ public final class Daemon: @unchecked Sendable {
     let store: ActiveStore
     let dispatcher: RequestDispatcher
     private let acceptQueue = DispatchQueue(label: "vaultd.accept")
-    private let connections = Mutex<[Int: Connection]>([:])
+    private let connections = AdaptiveLock<[Int: Connection]>([:])
     private let inFlight = DispatchGroup()
     private let busyPoll = BusyPoll(budget: BusyPoll.defaultBudget)
     /// Connections settling into idle or closing, for an admission that waits on one.

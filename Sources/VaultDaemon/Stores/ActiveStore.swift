@@ -23,11 +23,11 @@ public final class ActiveStore: @unchecked Sendable {
     /// an atomic, since every request sets it twice.
     private let lastUse = Atomic<UInt64>(Clock.monotonicSeconds().bitPattern)
     /// Called (on the unlocking thread, so they must not block) each time the store was unlocked.
-    private let unlockObservers = Mutex<[@Sendable () -> Void]>([])
+    private let unlockObservers = AdaptiveLock<[@Sendable () -> Void]>([])
     /// Values derived from items (`StoreCache`), emptied after every exclusive section.
-    private let caches = Mutex<[any StoreCacheClearing]>([])
+    private let caches = AdaptiveLock<[any StoreCacheClearing]>([])
     /// Run alone on the store right before it locks, however it locks (`beforeLocking`).
-    private let lockHooks = Mutex<[@Sendable (any VaultStore) -> Void]>([])
+    private let lockHooks = AdaptiveLock<[@Sendable (any VaultStore) -> Void]>([])
 
     public init(store: any VaultStore, reason: String) {
         self.store = store

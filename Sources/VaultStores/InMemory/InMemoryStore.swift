@@ -11,7 +11,7 @@ public final class InMemoryStore: VaultStore {
         var generation: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = AdaptiveLock(State())
 
     public init() {}
 

@@ -13,7 +13,7 @@ public final class SecretServiceStore: VaultStore {
     public let timeout: Double
     /// Serializes calls: libsecret's sync API is used from one thread at a time (so concurrent
     /// reads are safe, and take turns).
-    private let gate = Mutex(())
+    private let gate = AdaptiveLock(())
 
     public init(timeout: Double = 5) {
         self.timeout = timeout

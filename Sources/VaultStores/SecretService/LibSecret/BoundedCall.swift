@@ -9,7 +9,7 @@ enum BoundedCall {
     /// Owns the GCancellable until both the call and the timer are done with it.
     private final class Token: @unchecked Sendable {
         let cancellable: UnsafeMutablePointer<GCancellable>
-        let finished = Mutex(false)
+        let finished = AdaptiveLock(false)
 
         init() { cancellable = g_cancellable_new() }
 
