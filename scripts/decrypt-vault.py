@@ -185,4 +185,5 @@ def decrypt_items(data, dek):
     return list(items.values())
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -26,20 +26,31 @@ extension FileDescriptor {
         try bytes.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
-                done += try retryingOnInterrupt {
-                    pwrite(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+                let observer = StorageEvents.observer
+                var count = buffer.count - done
+                if let observer {
+                    count = min(count, try observer.willChange(.write(fd: rawValue, offset: offset + done, bytes: Array(bytes[done...]))) ?? count)
                 }
+                let written = try retryingOnInterrupt { pwrite(rawValue, buffer.baseAddress! + done, count, off_t(offset + done)) }
+                observer?.didChange(.write(fd: rawValue, offset: offset + done, bytes: Array(bytes[done..<(done + written)])))
+                done += written
             }
         }
     }
 
     /// Sets the file's size to `length` (cutting it, or extending it with zeros).
     public func truncate(to length: Int) throws {
+        let observer = StorageEvents.observer
+        _ = try observer?.willChange(.truncate(fd: rawValue, length: length))
         _ = try retryingOnInterrupt { ftruncate(rawValue, off_t(length)) }
+        observer?.didChange(.truncate(fd: rawValue, length: length))
     }
 
     /// `fdatasync`: the data and the size are durable (not the modification time).
     public func syncData() throws {
+        let observer = StorageEvents.observer
+        _ = try observer?.willChange(.sync(fd: rawValue))
         _ = try retryingOnInterrupt { fdatasync(rawValue) }
+        observer?.didChange(.sync(fd: rawValue))
     }
 }

@@ -13,7 +13,10 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// Opens `path`; `O_CLOEXEC` is always added so descriptors never leak into child processes.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0) throws -> FileDescriptor {
+        let observer = flags & O_CREAT != 0 ? StorageEvents.observer : nil
+        _ = try observer?.willChange(.create(path: path, fd: -1))
         let fd = try retryingOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        observer?.didChange(.create(path: path, fd: fd))
         return FileDescriptor(rawValue: fd)
     }
 
@@ -93,8 +96,18 @@ public struct FileDescriptor: Sendable, Hashable {
     public func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = try retryingOnInterrupt {
-                Glibc.write(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
+            let observer = StorageEvents.observer
+            var count = bytes.count - offset
+            if let observer {
+                let asked = Array(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+                count = min(count, try observer.willChange(.write(fd: rawValue, offset: -1, bytes: asked)) ?? count)
+            }
+            let written = try retryingOnInterrupt { Glibc.write(rawValue, bytes.baseAddress! + offset, count) }
+            if let observer {
+                // Where the bytes went: the position after the write, less what was written (with
+                // O_APPEND the position is the end the kernel chose).
+                let end = Int(lseek(rawValue, 0, SEEK_CUR))
+                observer.didChange(.write(fd: rawValue, offset: end - written, bytes: Array(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + written)]))))
             }
             offset += written
         }
@@ -131,7 +144,10 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     public func sync() throws {
+        let observer = StorageEvents.observer
+        _ = try observer?.willChange(.sync(fd: rawValue))
         _ = try retryingOnInterrupt { fsync(rawValue) }
+        observer?.didChange(.sync(fd: rawValue))
     }
 
     public func status() throws -> FileStatus {

@@ -20,22 +20,31 @@ public enum FileSystem {
     }
 
     public static func rename(_ from: String, to: String) throws {
+        let observer = StorageEvents.observer
+        _ = try observer?.willChange(.rename(from: from, to: to))
         _ = try retryingOnInterrupt { Glibc.rename(from, to) }
+        observer?.didChange(.rename(from: from, to: to))
     }
 
     /// Makes `to` a second name of `from`, failing with `EEXIST` instead of replacing anything.
     public static func link(_ from: String, to: String) throws {
+        let observer = StorageEvents.observer
+        _ = try observer?.willChange(.link(from: from, to: to))
         _ = try retryingOnInterrupt { Glibc.link(from, to) }
+        observer?.didChange(.link(from: from, to: to))
     }
 
     public static func removeFileIfPresent(_ path: String) {
-        _ = unlink(path)
+        if unlink(path) == 0 { StorageEvents.observer?.didChange(.unlink(path: path)) }
     }
 
     /// fsyncs a directory so a rename or link inside it is durable.
     public static func syncDirectory(_ path: String) throws {
+        let observer = StorageEvents.observer
+        _ = try observer?.willChange(.syncDirectory(path: path))
         let fd = try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY)
-        try fd.closeAfter { () in try fd.sync() }
+        try fd.closeAfter { () in _ = try retryingOnInterrupt { fsync(fd.rawValue) } }
+        observer?.didChange(.syncDirectory(path: path))
     }
 
     public static func parentDirectory(of path: String) -> String {

@@ -178,7 +178,18 @@ public final class EncryptedFileStore: PassphraseProtected {
                     dataKey: vault.dataKey, passphrase: new, parameters: parameters ?? vault.keyBlock.parameters,
                     vaultID: vault.keyBlock.vaultID)
                 vault.keyBlock = newBlock
-                try persist(&vault)
+                let identity = vault.identity
+                do {
+                    try persist(&vault)
+                } catch {
+                    // The new file is in place though not known to be durable: an unlocked store
+                    // follows it (the old data key opens nothing in it).
+                    if vault.identity != identity, state.vault != nil {
+                        state.vault = vault
+                        state.changed()
+                    }
+                    throw error
+                }
                 if state.vault != nil {
                     state.vault = vault
                     state.changed()
@@ -556,12 +567,22 @@ public final class EncryptedFileStore: PassphraseProtected {
     }
 
     /// Compacts: writes the items as a new snapshot with an empty journal, atomically, and records
-    /// the new file's identity. Call under the file lock.
+    /// the new file's identity. Call under the file lock. When the write fails after the new file
+    /// took the old one's place (flushing the directory failed), `vault` follows the file on disk
+    /// (its identity changes) before the error is thrown.
     private func persist(_ vault: inout OpenVault) throws {
         let records = vault.table.entries.values.sorted { $0.info.key < $1.info.key }.map(\.payload)
         let bytes = try VaultFile(keyBlock: vault.keyBlock, records: records).encoded(dataKey: vault.dataKey)
         AtomicFileWriter.removeLeftovers(besides: path)
-        try AtomicFileWriter.write(bytes, to: path)
+        do {
+            try AtomicFileWriter.write(bytes, to: path)
+        } catch {
+            if let (onDisk, status) = try? readFile(), onDisk == bytes {
+                vault.identity = status
+                vault.journal = OpenVault.Journal(snapshot: bytes)
+            }
+            throw error
+        }
         vault.identity = try AtomicFileWriter.storage("inspect", path) { try FileStatus.of(path) }
         vault.journal = OpenVault.Journal(snapshot: bytes)
     }
