@@ -36,6 +36,9 @@ public struct LineBuffer: ~Copyable, @unchecked Sendable {
 
     /// The bytes allocated (for tests: it grows only as needed).
     public var capacity: Int { storage?.count ?? 0 }
+    /// Bytes searched for a newline, moved and copied so far: what consuming lines costs, for
+    /// tests that check it stays linear in what was appended (counted, not timed).
+    public private(set) var work = 0
 
     public var isEmpty: Bool { start == end }
 
@@ -57,12 +60,14 @@ public struct LineBuffer: ~Copyable, @unchecked Sendable {
         if let storage, pending + count <= capacity {
             // Move the unread rest to the front and wipe the bytes it leaves behind.
             if pending > 0, let base = storage.baseAddress { base.copyMemory(from: base + start, byteCount: pending) }
+            work += pending
             SecretBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: storage[pending..<end]))
         } else {
             let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: max(pending + count, 2 * capacity, 4096), alignment: 16)
             grown.initializeMemory(as: UInt8.self, repeating: 0)
             if let storage {
                 if pending > 0 { UnsafeMutableRawBufferPointer(rebasing: grown[0..<pending]).copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[start..<end])) }
+                work += pending
                 SecretBytes.wipe(storage)
                 storage.deallocate()
             }
@@ -77,12 +82,14 @@ public struct LineBuffer: ~Copyable, @unchecked Sendable {
         guard let storage, start < end else { return .needMore }
         let unread = UnsafeRawBufferPointer(rebasing: storage[start..<end])
         guard let found = unread[scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
+            work += unread.count - scanned
             scanned = unread.count
             // A CR just buffered may end a line of exactly `limit` bytes: the CR does not count.
             let endsInCR = unread.last == UInt8(ascii: "\r")
             return unread.count > limit + (endsInCR ? 1 : 0) ? .tooLong : .needMore
         }
         let newline = found - unread.startIndex
+        work += newline + 1 - scanned
         var length = newline
         if length > 0 && unread[unread.startIndex + length - 1] == UInt8(ascii: "\r") { length -= 1 }
         if length > limit { return .tooLong }
