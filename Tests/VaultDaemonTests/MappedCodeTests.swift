@@ -46,17 +46,39 @@ import VaultTestSupport
         chmod(directory.path, 0o755)
         let library = directory.file("libplug.so")
         try ExecutableFile.copy(Self.systemLibrary, to: library, mode: 0o755)
-        // Owned by root in a root-owned directory (this test as root): not the user's.
-        if geteuid() == 0 { #expect(reason([line(library)]) == nil) }
         give(library)
         #expect(reason([line(library)]) == "it runs code from \(library), which its user can change")
         // Only mapped readable, not executable: data, not code.
         #expect(reason([line(library, perms: "r--p")]) == nil)
-        // For root, a file anyone may write still counts; one it owns does not.
-        chmod(library, 0o755)
-        if geteuid() == 0 { #expect(reason([line(library)], uid: 0) == nil) }
+        // For root, a file anyone may write still counts.
         chmod(library, 0o757)
         #expect(reason([line(library)], uid: 0) != nil)
+    }
+
+    static let root = geteuid() == 0
+
+    /// What only root can set up: files owned by root, or given to another uid.
+    @Test(.enabled(if: root, "needs root: files owned by root and by another uid"))
+    func filesAndDirectoriesOfRootAreNotTheUsers() throws {
+        let directory = TemporaryDirectory()
+        chmod(directory.path, 0o755)
+        let inner = directory.file("lib")
+        mkdir(inner, 0o755)
+        let library = inner + "/libplug.so"
+        try ExecutableFile.copy(Self.systemLibrary, to: library, mode: 0o755)
+        // Owned by root in root-owned directories: not the user's, nor root's own to count.
+        #expect(reason([line(library)]) == nil)
+        #expect(reason([line(library)], uid: 0) == nil)
+        // An ancestor owned by the user: it could have swapped the whole tree.
+        give(directory.path)
+        #expect(reason([line(library)]) != nil)
+        chown(directory.path, 0, 0)
+        // A sticky world-writable directory (like /tmp) does not make root's file the user's.
+        chmod(directory.path, 0o1777)
+        #expect(reason([line(library)], uid: 0) == nil)
+        // The path now names another file (inode 1): the directory alone decides.
+        chmod(directory.path, 0o755)
+        #expect(reason(["7f00-7f01 r-xp 00000000 fd:01 1                          \(library)"]) == nil)
     }
 
     @Test func aDirectoryTheUserCanRenameInMakesItsFilesTheUsers() throws {
@@ -65,19 +87,9 @@ import VaultTestSupport
         mkdir(inner, 0o755)
         let library = inner + "/libplug.so"
         try ExecutableFile.copy(Self.systemLibrary, to: library, mode: 0o755)
-        chmod(directory.path, 0o755)
-        if geteuid() == 0 {
-            #expect(reason([line(library)]) == nil)
-            // An ancestor owned by the user: it could have swapped the whole tree.
-            give(directory.path)
-            #expect(reason([line(library)]) != nil)
-            chown(directory.path, 0, 0)
-        }
-        // World-writable without the sticky bit counts; with it (like /tmp) it does not.
+        // World-writable without the sticky bit counts.
         chmod(directory.path, 0o777)
         #expect(reason([line(library)], uid: 0) != nil)
-        chmod(directory.path, 0o1777)
-        if geteuid() == 0 { #expect(reason([line(library)], uid: 0) == nil) }
     }
 
     @Test func replacedDeletedAndMemoryFilesAreJudgedWithoutTheirContent() throws {
@@ -86,9 +98,6 @@ import VaultTestSupport
         let library = directory.file("libplug.so")
         try ExecutableFile.copy(Self.systemLibrary, to: library, mode: 0o755)
         give(library)
-        // The path now names another file (inode 1): the directory alone decides.
-        let replaced = "7f00-7f01 r-xp 00000000 fd:01 1                          \(library)"
-        if geteuid() == 0 { #expect(reason([replaced]) == nil) }
         // A library the system replaced under a running program (an upgrade) is not the user's.
         #expect(reason([line(Self.systemLibrary, deleted: true)]) == nil)
         #expect(reason(["7f00-7f01 r-xp 00000000 00:01 2048                       /memfd:payload (deleted)"]) == "it runs code from a memory file (memfd:payload)")
