@@ -103,7 +103,7 @@ public final class SessionManager: Sendable {
             return .nothingToEnd
         }
         let type = ProviderRegistry.type(of: record.provider)
-        if type.signsOutWithAccessToken, let expiresAt = record.expiresAt, expiresAt - Date().timeIntervalSince1970 < 5 {
+        if type.signsOutWithAccessToken, let expiresAt = record.expiresAt, expiresAt - SessionClock.now() < 5 {
             // The sign-out request needs a live access token: refresh first (failures surface below).
             _ = try? refresher.token(for: key, minTTL: 5)
             record = try refresher.load(key)

@@ -173,7 +173,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
 
     /// Takes a provider's new tokens: a rotated refresh token replaces the old one, and the
     /// session no longer needs a sign-in.
-    public mutating func apply(_ grant: TokenGrant, now: Double = Date().timeIntervalSince1970) {
+    public mutating func apply(_ grant: TokenGrant, now: Double = SessionClock.now()) {
         accessToken = grant.accessToken
         tokenType = grant.tokenType
         expiresAt = grant.expiresAt ?? grant.expiresIn.map { now + $0 }

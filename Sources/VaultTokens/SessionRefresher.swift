@@ -119,7 +119,7 @@ public final class SessionRefresher: Sendable {
     private func usable(_ record: SessionRecord, key: ItemKey, minTTL: Double) throws -> Token? {
         if record.needsSignIn { throw signInRequired(key) }
         guard let expiresAt = record.expiresAt else { return token(from: record) }
-        let now = Date().timeIntervalSince1970
+        let now = SessionClock.now()
         let left = expiresAt - now
         if left > minTTL { return token(from: record) }
         // No refresh storms: just refreshed, still good for a while.
@@ -159,7 +159,7 @@ public final class SessionRefresher: Sendable {
             case .granted(let grant):
                 var refreshed = record
                 refreshed.apply(grant)
-                refreshed.refreshedAt = Date().timeIntervalSince1970
+                refreshed.refreshedAt = SessionClock.now()
                 // Durable before anyone sees the new token: with rotation, the old refresh token is dead now.
                 let stored = try update(key) { $0 == record ? refreshed : nil }
                 if stored == refreshed {
@@ -220,7 +220,7 @@ public final class SessionRefresher: Sendable {
 
     private func stillValid(_ record: SessionRecord) -> Bool {
         guard let expiresAt = record.expiresAt else { return true }
-        return expiresAt > Date().timeIntervalSince1970
+        return expiresAt > SessionClock.now()
     }
 
     private func token(from record: SessionRecord) -> Token {

@@ -39,7 +39,7 @@ final class FirebaseServer: @unchecked Sendable {
         let first = try vault.ctl("token", "fb", "alice@example.com", "--min-ttl", "0")
         #expect(first.status == 0 && first.text.hasPrefix("id-"))
         // expiresIn arrives as the string "2": the session expires, and refreshes.
-        usleep(2_200_000)
+        vault.advanceSessionClock(by: 2.2)
         let refreshed = try vault.ctl("token", "fb", "alice@example.com", "--min-ttl", "1")
         #expect(refreshed.status == 0 && refreshed.text != first.text, "\(refreshed.stderr)")
         #expect(try server.counts()["refresh"] == 1)
@@ -51,7 +51,7 @@ final class FirebaseServer: @unchecked Sendable {
         #expect(reset.status == 0 && resets == 1, "\(reset.stderr)")
 
         server.disable("alice@example.com")
-        usleep(2_200_000)
+        vault.advanceSessionClock(by: 2.2)
         let disabled = try vault.ctl("token", "fb", "alice@example.com", "--min-ttl", "1")
         #expect(disabled.status == 4 && disabled.stderr.contains("USER_DISABLED"), "\(disabled.stderr)")
         // Firebase has no client sign-out endpoint: logout forgets the session here.

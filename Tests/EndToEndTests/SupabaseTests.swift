@@ -19,6 +19,13 @@ final class SupabaseServer: @unchecked Sendable {
 
     func counts() throws -> [String: Int] { try fixture.counts("/__count") }
 
+    /// Moves time ahead for this server and for `vault`'s sessions alike (Supabase sends absolute
+    /// expiry times): a token expires, a reuse interval passes, without sleeping.
+    func advance(_ vault: VaultHarness, by seconds: Double) {
+        vault.advanceSessionClock(by: seconds)
+        #expect(fixture.post("/__advance", body: #"{"seconds":\#(seconds)}"#) == 200)
+    }
+
     func fault(_ mode: String, count: Int, pid: Int32 = 0) throws {
         fixture.post("/__fault", body: #"{"mode":"\#(mode)","count":\#(count),"pid":\#(pid)}"#)
     }
@@ -48,7 +55,7 @@ final class SupabaseServer: @unchecked Sendable {
         #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
         let first = try stored(vault)
         #expect(first["email"] as? String == "alice@example.com" && first["user_id"] as? String == "user-alice")
-        usleep(2_200_000)
+        server.advance(vault, by: 2.2)
         let refreshed = try vault.ctl("token", "app", "alice@example.com", "--min-ttl", "1")
         #expect(refreshed.status == 0, "\(refreshed.stderr)")
         #expect(try server.counts()["refresh"] == 1)
@@ -127,7 +134,7 @@ final class SupabaseServer: @unchecked Sendable {
         let server = try SupabaseServer(vault)
         #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
         let before = try vault.ctl("get", "app", "alice@example.com").stdout
-        usleep(2_200_000)
+        server.advance(vault, by: 2.2)
         #expect(try vault.ctl("token", "app", "--min-ttl", "1").status == 0)  // rotates
         vault.stopDaemons()
         // What the vault holds if vaultd died between Supabase's answer and the store.
@@ -140,7 +147,7 @@ final class SupabaseServer: @unchecked Sendable {
 
         // Past the reuse interval, the old token revokes the family: sign in again (exit 4).
         #expect(try vault.ctl(["session", "import", "app", "alice@example.com"], input: before).status == 0)
-        usleep(2_300_000)
+        server.advance(vault, by: 2.3)
         let revoked = try vault.ctl("token", "app", "--min-ttl", "1")
         #expect(revoked.status == 4 && revoked.stderr.contains("refresh_token_already_used"), "\(revoked.stderr)")
     }
@@ -153,7 +160,7 @@ final class SupabaseServer: @unchecked Sendable {
         // loaded machine (with the fixture's 2 s it failed now and then under load).
         let server = try SupabaseServer(vault, reuseSeconds: 10)
         #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
-        usleep(2_200_000)
+        server.advance(vault, by: 2.2)
         guard let pid = vault.daemonPIDs().first else {
             Issue.record("no vaultd running")
             return
@@ -214,7 +221,7 @@ final class SupabaseServer: @unchecked Sendable {
                                      input: Array(try JSONSerialization.data(withJSONObject: sessionObject)))
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(try vault.ctl("list", "app").text.contains("supabase, alice@example.com"))
-        usleep(2_200_000)
+        server.advance(vault, by: 2.2)
         #expect(try vault.ctl("token", "app", "--min-ttl", "1").status == 0, "the imported session refreshes")
     }
 
@@ -224,7 +231,7 @@ final class SupabaseServer: @unchecked Sendable {
         let server = try SupabaseServer(vault)
         #expect(try server.ctl(vault, "login", email: "alice@example.com", password: "alice-password").status == 0)
         let original = try stored(vault)
-        usleep(2_200_000)
+        server.advance(vault, by: 2.2)
         for (mode, expected) in [("html", "not JSON"), ("missing", "no access_token"), ("500", "HTTP 500"), ("reset", "cannot reach"), ("slow", "no answer within 1 s")] {
             // Enough faults for vaultd's retries and libcurl's own retry of a dropped connection.
             try server.fault(mode, count: 50)

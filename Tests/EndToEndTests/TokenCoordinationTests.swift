@@ -31,7 +31,7 @@ import VaultCore
         try vault.waitForSocket(second)
         #expect(try vault.ctl(["--socket", second, "list"]).text.contains("example"), "the second vaultd serves the same vault file")
 
-        usleep(3_200_000)  // the 3-second access token expires
+        vault.advanceSessionClock(by: 3.2)  // the 3-second access token expires
         // A slow server: every caller has asked before the first refresh is answered.
         #expect(server.fixture.post("/__hold?seconds=1.5", body: "") == 200)
         let before = try server.tokenRequests()
@@ -52,7 +52,7 @@ import VaultCore
 
         // Alive: the stored refresh token is the one the server issued last.
         #expect(server.fixture.post("/__hold?seconds=0", body: "") == 200)
-        usleep(3_200_000)
+        vault.advanceSessionClock(by: 3.2)
         let again = try vault.ctl(["--socket", second, "token", "example", "--min-ttl", "1"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.text != outputs.first)

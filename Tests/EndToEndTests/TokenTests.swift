@@ -95,7 +95,7 @@ final class OAuthServer: @unchecked Sendable {
         let server = try OAuthServer(vault)
         #expect(try server.login(vault).status == 0)
         try server.revoke(refreshToken: try storedSession(vault)["refresh_token"] as? String ?? "")
-        usleep(3_200_000)
+        vault.advanceSessionClock(by: 3.2)
         let result = try vault.ctl("token", "example", "--min-ttl", "1")
         #expect(result.status == 4, "\(result.stderr)")
         #expect(result.stderr.contains("needs a new sign-in") && result.stderr.contains("vaultctl login oauth2"))
@@ -131,7 +131,7 @@ final class OAuthServer: @unchecked Sendable {
         let vault = VaultHarness()
         let server = try OAuthServer(vault)
         #expect(try server.login(vault).status == 0)
-        usleep(3_200_000)
+        vault.advanceSessionClock(by: 3.2)
         let before = try server.tokenRequests()
         let processes = try (0..<20).map { _ in try vault.startCtl(["token", "example", "--min-ttl", "1"]) }
         var outputs = Set<String>()
@@ -165,7 +165,7 @@ final class OAuthServer: @unchecked Sendable {
         #expect(try server.login(vault).status == 0)
         let stored = try storedSession(vault)
         server.stop()
-        usleep(3_200_000)  // the fixture's tokens live 3 s
+        vault.advanceSessionClock(by: 3.2)  // the fixture's tokens live 3 s
         let failed = try vault.ctl("token", "example", "--min-ttl", "1")
         #expect(failed.status == 5, "\(failed.stderr)")
         #expect(failed.stderr.contains("could not refresh") && failed.stderr.contains("unchanged"))

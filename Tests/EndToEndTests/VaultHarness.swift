@@ -32,6 +32,7 @@ final class VaultHarness: @unchecked Sendable {
         environment["VAULT_KDF_LOG2N"] = "14"
         environment["VAULT_BACKEND"] = "file"
         if passphraseFile { environment["VAULT_PASSPHRASE_FILE"] = root + "/passphrase" }
+        environment["VAULT_TEST_CLOCK_OFFSET_FILE"] = root + "/clock-offset"
         self.environment = environment
         if user != nil { UnprivilegedUser.own(root) }
     }
@@ -39,6 +40,14 @@ final class VaultHarness: @unchecked Sendable {
     deinit {
         stopDaemons()
         try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Moves the clock vaultd decides sessions by `seconds` ahead (`SessionClock`, debug builds):
+    /// a token expires without the test sleeping until it does.
+    func advanceSessionClock(by seconds: Double) {
+        let path = root + "/clock-offset"
+        let current = (try? String(contentsOfFile: path, encoding: .utf8)).flatMap { Double($0) } ?? 0
+        FileManager.default.createFile(atPath: path, contents: Data(String(current + seconds).utf8), attributes: [.posixPermissions: 0o644])
     }
 
     var socketPath: String { root + "/run/vault/vault.sock" }

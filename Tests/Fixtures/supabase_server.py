@@ -6,7 +6,8 @@ Usage: supabase_server.py STATE_DIR
 Writes STATE_DIR/server.json ({"port", "anon_key"}) once listening on 127.0.0.1. Access tokens
 live 2 s; refresh tokens rotate, with a 2 s reuse interval. Seeded users: alice@example.com /
 alice-password (confirmed), pending@example.com / pending-password (email not confirmed).
-Test controls: GET /__count, POST /__fault {"mode": "html|missing|500|reset|slow", "count": N}
+Test controls: GET /__count, POST /__advance {"seconds": S} (moves this server's clock ahead,
+for access tokens and the reuse interval), POST /__fault {"mode": "html|missing|500|reset|slow", "count": N}
 (applies to the next N refresh requests), or {"mode": "kill", "pid": P, "count": 1}: answer the
 refresh normally, then SIGKILL process P at once. Stops when its stdin closes.
 """
@@ -34,18 +35,24 @@ sessions = {}  # session id -> {"user", "active", "latest"}
 access_tokens = {}  # token -> {"session", "expires"}
 counts = {"token": 0, "refresh": 0, "logout": 0, "signup": 0, "recover": 0}
 fault = {"mode": None, "count": 0}
+# Seconds the tests moved this server's clock ahead (POST /__advance), as they move vaultd's.
+clock = {"offset": 0.0}
+
+
+def now():
+    return time.time() + clock["offset"]
 
 
 def new_session_tokens(session_id):
     user = sessions[session_id]["user"]
     access, refresh = "at-" + secrets.token_urlsafe(24), secrets.token_urlsafe(18)
-    now = time.time()
-    access_tokens[access] = {"session": session_id, "expires": now + ACCESS_LIFETIME}
+    current = now()
+    access_tokens[access] = {"session": session_id, "expires": current + ACCESS_LIFETIME}
     refresh_tokens[refresh] = {"session": session_id, "revoked_at": None, "child": None}
     sessions[session_id]["latest"] = refresh
     return {
         "access_token": access, "token_type": "bearer", "expires_in": ACCESS_LIFETIME,
-        "expires_at": int(now + ACCESS_LIFETIME), "refresh_token": refresh,
+        "expires_at": int(current + ACCESS_LIFETIME), "refresh_token": refresh,
         "user": {"id": users[user]["id"], "email": user, "aud": "authenticated"},
     }
 
@@ -74,6 +81,10 @@ class Handler(JSONHandler):
         raw = self.rfile.read(length) if length else b""
         url = urlparse(self.path)
         query = parse_qs(url.query)
+        if url.path == "/__advance":
+            with lock:
+                clock["offset"] += float(json.loads(raw)["seconds"])
+            return self.reply(200, {})
         if url.path == "/__fault":
             with lock:
                 fault.update(json.loads(raw))
@@ -143,12 +154,12 @@ class Handler(JSONHandler):
             if not session["active"]:
                 return self.error(400, "session_not_found", "Session not found")
             if entry["revoked_at"] is not None:
-                if time.time() - entry["revoked_at"] <= REUSE_INTERVAL:
+                if now() - entry["revoked_at"] <= REUSE_INTERVAL:
                     # Within the reuse interval: the currently active session.
                     return self.reply(200, new_session_tokens_for_reuse(entry["session"]))
                 session["active"] = False
                 return self.error(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used")
-            entry["revoked_at"] = time.time()
+            entry["revoked_at"] = now()
             self.reply(200, new_session_tokens(entry["session"]))
         pid = getattr(self, "kill_after_answer", None)
         if pid:
@@ -176,7 +187,7 @@ class Handler(JSONHandler):
         with lock:
             counts["logout"] += 1
             entry = access_tokens.get(token)
-            if entry is None or entry["expires"] < time.time():
+            if entry is None or entry["expires"] < now():
                 return self.error(401, "bad_jwt", "invalid JWT")
             sessions[entry["session"]]["active"] = False
         return self.reply(204)
@@ -187,11 +198,11 @@ def new_session_tokens_for_reuse(session_id):
     latest = sessions[session_id]["latest"]
     user = sessions[session_id]["user"]
     access = "at-" + secrets.token_urlsafe(24)
-    now = time.time()
-    access_tokens[access] = {"session": session_id, "expires": now + ACCESS_LIFETIME}
+    current = now()
+    access_tokens[access] = {"session": session_id, "expires": current + ACCESS_LIFETIME}
     return {
         "access_token": access, "token_type": "bearer", "expires_in": ACCESS_LIFETIME,
-        "expires_at": int(now + ACCESS_LIFETIME), "refresh_token": latest,
+        "expires_at": int(current + ACCESS_LIFETIME), "refresh_token": latest,
         "user": {"id": users[user]["id"], "email": user, "aud": "authenticated"},
     }
 

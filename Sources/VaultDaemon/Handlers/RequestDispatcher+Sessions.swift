@@ -51,7 +51,7 @@ extension RequestDispatcher {
     func importSession(_ request: SessionImport) throws -> ResultBody {
         let key = try ItemKey(service: request.service, account: request.account)
         let info = try sessions.importSession(
-            key, json: request.session.unprotectedBytes, defaults: request.defaults, now: Double(Clock.nowMilliseconds()) / 1000)
+            key, json: request.session.unprotectedBytes, defaults: request.defaults, now: SessionClock.now())
         logger.info("imported a session", naming: key.description)
         return ResultBody(item: ItemBody(info, secret: nil))
     }
