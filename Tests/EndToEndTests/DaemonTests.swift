@@ -171,7 +171,7 @@ import VaultCore
         #expect(Date().timeIntervalSince(start) < 8)
     }
 
-    @Test func anotherUserIsRefused() throws {
+    @Test(UnprivilegedUser.otherUIDs) func anotherUserIsRefused() throws {
         let vault = VaultHarness()
         _ = try vault.startDaemon()
         // Open the way for the test only: the daemon checked its directory when it started.

@@ -5,8 +5,9 @@ import VaultTestSupport
 
 /// Attacks from another user on the same machine (issue 10, 1 to 4): a squatted or swapped socket
 /// directory, a listener of another uid, a log that is a link or a FIFO, a vaultd planted in the
-/// current directory. Other uids come from `setpriv`; the tests run as root. What another uid runs
-/// is copied where it can reach it (`UnprivilegedUser.programs`).
+/// current directory. Other uids come from `setpriv`, so the tests that use them run only as root
+/// (skipped with the reason otherwise). What another uid runs is copied where it can reach it
+/// (`UnprivilegedUser.programs`).
 @Suite struct LocalTrustTests {
     /// Arbitrary uids without passwd entries, unlikely to collide with a concurrent test run.
     static let victim = UInt32(30_000 + Int(getpid()) % 10_000)
@@ -71,7 +72,7 @@ import VaultTestSupport
 
     // 1. Socket squatting.
 
-    @Test func theFallbackLocationIsNotInTmpSoASquatterThereGetsNothing() throws {
+    @Test(UnprivilegedUser.otherUIDs) func theFallbackLocationIsNotInTmpSoASquatterThereGetsNothing() throws {
         let vault = VaultHarness()
         let root = Self.directory(owner: Self.victim, mode: 0o700)
         let home = root.path + "/home"
@@ -95,7 +96,7 @@ import VaultTestSupport
         #expect(squatter.received.isEmpty, "the squatter received \(squatter.received) bytes")
     }
 
-    @Test func aSocketDirectoryOwnedByAnotherUserIsRefusedBeforeAnythingIsSent() throws {
+    @Test(UnprivilegedUser.otherUIDs) func aSocketDirectoryOwnedByAnotherUserIsRefusedBeforeAnythingIsSent() throws {
         let vault = VaultHarness()
         let root = Self.directory(owner: Self.victim, mode: 0o700)
         let squatted = Self.directory(owner: Self.attacker, mode: 0o777)
@@ -113,7 +114,7 @@ import VaultTestSupport
         #expect(squatter.received.isEmpty, "the squatter received \(squatter.received) bytes")
     }
 
-    @Test func aListenerRunningAsAnotherUidGetsNothingEvenInTheUsersOwnDirectory() throws {
+    @Test(UnprivilegedUser.otherUIDs) func aListenerRunningAsAnotherUidGetsNothingEvenInTheUsersOwnDirectory() throws {
         let vault = VaultHarness()
         // The victim's own private directory, but the socket in it belongs to a process of uid 0.
         let private_ = Self.directory(owner: Self.victim, mode: 0o700)

@@ -16,6 +16,10 @@ enum UnprivilegedUser {
         return getpwnam("nobody").map { $0.pointee.pw_uid } ?? UInt32(50_000 + Int(getpid()) % 10_000)
     }()
 
+    /// For a test that runs programs as other uids, which only root can: reported skipped, with
+    /// this reason, for an ordinary user.
+    static var otherUIDs: ConditionTrait { .enabled(if: geteuid() == 0, "needs root: runs programs as other uids (setpriv)") }
+
     /// The command prefix that runs as `uid`, with no supplementary groups.
     static var prefix: [String] {
         uid.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups"] } ?? []
