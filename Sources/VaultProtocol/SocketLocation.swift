@@ -4,8 +4,8 @@ import Glibc
 
 /// Where vaultd listens: `--socket` / `VAULT_SOCKET`, else `$XDG_RUNTIME_DIR/vault/vault.sock`,
 /// else `~/.local/state/vault/vault.sock`: a private directory under the user's home, which no
-/// other user can pre-create or swap, unlike a name in /tmp (see README, "Where files live").
-/// Daemon and clients check the directory before use (`PrivateDirectory`).
+/// other user can pre-create or swap, unlike a name in /tmp (see docs/configuration.md, "Where
+/// files live"). Daemon and clients check the directory before use (`PrivateDirectory`).
 public enum SocketLocation {
     public static func path(explicit: String? = nil, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }

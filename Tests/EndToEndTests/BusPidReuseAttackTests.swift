@@ -47,7 +47,7 @@ import VaultCore
     /// With --trust-bus-pids, the bus's pid binds a caller whose process started by the time its
     /// connection came onto the bus: that stops a connection that said Hello before its opener
     /// exited, and not one that waits to say Hello until the pid went to the allowed program.
-    /// The README says so, and this keeps it true.
+    /// docs/threat-model.md (attack 3) and docs/secret-service.md say so, and this keeps it true.
     @Test(.enabled(if: cyclable, "the pid space is too large to cycle within the test's time"))
     func trustingTheBusPidStopsAReuseAfterHelloButNotBefore() throws {
         let first = try attack(mode: "hello-first", arguments: ["--trust-bus-pids"])

@@ -121,13 +121,14 @@ import VaultTestSupport
         #expect(try configuration().backend == .file)
     }
 
-    /// `#` after a blank starts a comment to the end of the line, so the README's example (which
-    /// explains each setting beside it) is a working file; a `#` inside a value stays.
-    @Test func trailingCommentsAndTheREADMEExample() throws {
-        let readme = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md").path, encoding: .utf8)
-        let section = try #require(readme.range(of: "## Configuration file"))
-        let rest = readme[section.upperBound...]
+    /// `#` after a blank starts a comment to the end of the line, so the documented example in
+    /// docs/configuration.md (which explains each setting beside it) is a working file; a `#`
+    /// inside a value stays.
+    @Test func trailingCommentsAndTheDocumentedExample() throws {
+        let guide = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/configuration.md").path, encoding: .utf8)
+        let section = try #require(guide.range(of: "## Configuration file"))
+        let rest = guide[section.upperBound...]
         let open = try #require(rest.range(of: "```\n"))
         let close = try #require(rest[open.upperBound...].range(of: "```"))
         let example = String(rest[open.upperBound..<close.lowerBound])

@@ -1,4 +1,5 @@
-/// Documented size limits for everything an item holds (see README and docs/file-format.md).
+/// Documented size limits for everything an item holds (see docs/commands.md, "Limits", and
+/// docs/file-format.md).
 public enum ItemLimits {
     /// Maximum bytes of UTF-8 in a service or an account name.
     public static let maxNameBytes = 512

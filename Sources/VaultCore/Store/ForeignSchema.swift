@@ -1,7 +1,7 @@
 /// The item schemas of other credential helpers that vault reads and writes beside its own, so
-/// that users switch to vault's helpers without re-entering anything (README, docs/protocol.md):
-/// git-credential-libsecret's (`git`) and docker-credential-secretservice's (`docker`). Only the
-/// Secret Service keeps such items (`ForeignItemStore`).
+/// that users switch to vault's helpers without re-entering anything (docs/integrations.md,
+/// docs/protocol.md): git-credential-libsecret's (`git`) and docker-credential-secretservice's
+/// (`docker`). Only the Secret Service keeps such items (`ForeignItemStore`).
 ///
 /// A request names items by these attributes only (`keyAttributes`); an answer carries only these
 /// attributes. Items written by other programs are hostile input: an item whose schema is not one

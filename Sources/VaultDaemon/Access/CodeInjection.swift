@@ -3,7 +3,7 @@
 /// start-up code, options that load modules). A caller whose environment sets one is matched by
 /// no rule and no timed grant: the program a rule names would run, but not only its own code.
 /// `/proc/PID/environ` is the environment the program was started with; one that loads code and
-/// then rewrites that memory is not seen (README, "What vault promises").
+/// then rewrites that memory is not seen (docs/threat-model.md, attack 6).
 enum CodeInjection {
     static let variables: Set<String> = [
         // glibc's loader

@@ -9,7 +9,7 @@ import VaultStores
 /// vaultctl, by systemd, by hand). The environment and vaultd's flags override each setting.
 ///
 /// ```
-/// # vault's settings (docs: README, "Configuration file")
+/// # vault's settings (docs: docs/configuration.md, "Configuration file")
 /// backend = file                              # auto, file or secret-service
 /// passphrase-file = ~/.config/vault/passphrase
 /// file = ~/.local/share/vault/vault.db        # the encrypted file store
@@ -115,7 +115,7 @@ public struct ConfigFile: Sendable, Equatable {
     /// The new text of the file at `path` with `setting` = `value` (a new file when none exists).
     public static func text(of path: String, with setting: Setting, _ value: String, home: String?) throws(Problem) -> String {
         if let existing = try load(path, home: home) { return try existing.updating(setting, to: value) }
-        return try ConfigFile(path: path, text: "# vault's settings: see the README, \"Configuration file\"\n", home: home)
+        return try ConfigFile(path: path, text: "# vault's settings: see docs/configuration.md, \"Configuration file\"\n", home: home)
             .updating(setting, to: value)
     }
 

@@ -52,8 +52,8 @@ extension DaemonConfiguration {
                                  unless an access rule allows the program ('vaultctl allow')
           --trust-bus-pids       on a bus that gives no ProcessFD (dbus-daemon before 1.15.7),
                                  let rules match D-Bus callers by the pid the bus reports; a
-                                 program of yours can then pass for an allowed one (README);
-                                 or VAULT_TRUST_BUS_PIDS=1
+                                 program of yours can then pass for an allowed one
+                                 (docs/threat-model.md); or VAULT_TRUST_BUS_PIDS=1
           --max-connections N    connections open at once (default: 128, lowered to fit the
                                  open-file limit); beyond N the longest-idle one is closed to
                                  admit a new one, or the new one is refused if none is idle
@@ -68,7 +68,7 @@ extension DaemonConfiguration {
         VAULT_PASSPHRASE, VAULT_KDF_LOG2N (scrypt cost of new vaults, 14-22, default 17),
         VAULT_SECRET_SERVICE_TIMEOUT (seconds, default 5),
         VAULT_SECRET_SERVICE_PROMPT_TIMEOUT (an unlock prompt's wait, default 60s), VAULT_HTTP_TIMEOUT (sign-in providers,
-        seconds, default 10). See the README.
+        seconds, default 10). See docs/configuration.md.
 
         configuration file: $XDG_CONFIG_HOME/vault/config (default ~/.config/vault/config), lines
         'backend = auto|file|secret-service', 'passphrase-file = PATH', 'file = PATH'; the

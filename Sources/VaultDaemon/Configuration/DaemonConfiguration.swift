@@ -48,7 +48,7 @@ public struct DaemonConfiguration: Sendable {
     public var secretServicePromptTimeout: Double = 60
     /// On a bus that gives no ProcessFD, let rules match a D-Bus caller by the pid the bus reports
     /// (`--trust-bus-pids`, `VAULT_TRUST_BUS_PIDS=1`): a program of the user that delays its
-    /// connection's Hello can pass for an allowed program (README, "What vault defends against").
+    /// connection's Hello can pass for an allowed program (docs/threat-model.md, attack 3).
     public var trustBusPIDs = false
     /// Refresh sessions in the background once they expire within this many seconds; nil: only on demand.
     public var refreshAhead: Double?

@@ -42,7 +42,7 @@ final class SecretServiceCaller: Sendable {
         process = PeerProcess(pidfd: FileDescriptor(rawValue: raw), pid: pid)
     }
 
-    static let unbound = "a D-Bus caller; the bus gives no ProcessFD, so vaultd cannot tell which process holds its connection (README: --trust-bus-pids)"
+    static let unbound = "a D-Bus caller; the bus gives no ProcessFD, so vaultd cannot tell which process holds its connection (docs/secret-service.md: --trust-bus-pids)"
     static let startedLater = "a D-Bus caller; the process the bus names started after the connection came onto the bus, so it may not be the one holding it"
 
     deinit { process?.close() }

@@ -74,7 +74,7 @@ public final class Daemon: @unchecked Sendable {
     private func unlockAtStart() {
         guard store.current.store is any PassphraseProtected else { return }
         guard let source = configuration.passphraseSource else {
-            store.setLockReason("vaultd started without a passphrase source: run 'vaultctl unlock' (or give vaultd one: README, \"Passphrases\")")
+            store.setLockReason("vaultd started without a passphrase source: run 'vaultctl unlock' (or give vaultd one: docs/configuration.md, \"Passphrases\")")
             logger.info("starting locked: no non-interactive passphrase source; run 'vaultctl unlock'")
             return
         }
