@@ -138,6 +138,15 @@ public struct SessionRecord: Codable, Sendable, Equatable {
             } catch {
                 throw VaultError.invalidInput("the session JSON is not usable: \(error)")
             }
+            // OAuth client libraries (requests-oauthlib, authlib) keep `scope` as a list; RFC 6749
+            // writes it as one space-separated string.
+            if let scopes = object["scope"] as? [Any] {
+                guard let names = scopes as? [String] else {
+                    throw VaultError.invalidInput("the session JSON is not usable: 'scope' is a list of something other than strings")
+                }
+                object["scope"] = names.joined(separator: " ")
+                renamed = true
+            }
             if !settings.isEmpty || renamed {
                 for (name, value) in settings where object[name] == nil { object[name] = value }
                 // A Supabase session object's user: keep its id and email.
@@ -156,7 +165,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         } catch let error as VaultError {
             throw error
         } catch let error as DecodingError {
-            throw VaultError.invalidInput("the session JSON is not usable: \(Self.describe(error)); it needs at least an access_token and a token endpoint (--token-endpoint URL, or --provider supabase --url URL --anon-key KEY)")
+            throw VaultError.invalidInput("the session JSON is not usable: \(Self.describe(error))")
         } catch {
             throw VaultError.invalidInput("the session JSON is not valid JSON")
         }
@@ -266,6 +275,7 @@ public struct SessionRecord: Codable, Sendable, Equatable {
         case .keyNotFound(let key, _): "missing '\(key.stringValue)'"
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: "it is not one JSON object"
         default: "malformed"
         }
     }

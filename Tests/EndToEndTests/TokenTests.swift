@@ -175,6 +175,30 @@ final class OAuthServer: @unchecked Sendable {
         #expect(!failed.stderr.contains(stored["access_token"] as? String ?? "@@"))
     }
 
+    /// Tokens as real OAuth client libraries keep them (requests-oauthlib: `scope` a list,
+    /// `expires_at` a float; authlib: its own fields), signed in against the real server with a
+    /// public client: each imports as it was saved, is served, and refreshes.
+    @Test(arguments: ["requests-oauthlib", "authlib"])
+    func tokensSavedByOAuthClientLibrariesImportAndRefresh(_ library: String) throws {
+        let vault = VaultHarness()
+        let server = try OAuthServer(vault)
+        let publicClient = server.fixture.info["public_client_id"] as? String ?? ""
+        let signIn = try vault.run([PythonFixture.packageRoot + "/.venv/bin/python", PythonFixture.packageRoot + "/Tests/Fixtures/oauth_client_token.py", library,
+                                    server.tokenEndpoint, publicClient, "alice"], input: Array("alice-password\n".utf8))
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        let saved = try JSONSerialization.jsonObject(with: Data(signIn.stdout)) as? [String: Any] ?? [:]
+        let imported = try vault.ctl(["session", "import", "api", "alice", "--token-endpoint", server.tokenEndpoint, "--client-id", publicClient],
+                                     input: signIn.stdout)
+        #expect(imported.status == 0, "\(library): \(imported.stderr)")
+        #expect(try vault.ctl("token", "api", "--min-ttl", "0").text == "\(saved["access_token"] as? String ?? "?")\n")
+        let before = try server.tokenRequests()
+        vault.advanceSessionClock(by: 3.2)
+        let refreshed = try vault.ctl("token", "api", "--min-ttl", "1")
+        #expect(refreshed.status == 0, "\(library): \(refreshed.stderr)")
+        #expect(refreshed.text != "\(saved["access_token"] as? String ?? "?")\n")
+        #expect(try server.tokenRequests() == before + 1)
+    }
+
     @Test func aSessionObtainedElsewhereCanBeImported() throws {
         let vault = VaultHarness()
         let server = try OAuthServer(vault)

@@ -2,8 +2,8 @@
 """A real OAuth 2.0 authorization server for vault's tests: django-oauth-toolkit on 127.0.0.1.
 
 Usage: oauth_server.py STATE_DIR
-Writes STATE_DIR/server.json ({"port", "client_id", "client_secret", "username", "password"})
-once it listens. Access tokens live 3 seconds (OAUTH_TOKEN_SECONDS in the environment: that many); refresh tokens rotate (no grace period).
+Writes STATE_DIR/server.json ({"port", "client_id", "client_secret", "public_client_id", "username",
+"password"}) once it listens. Access tokens live 3 seconds (OAUTH_TOKEN_SECONDS in the environment: that many); refresh tokens rotate (no grace period).
 GET /count answers {"token": N, "resource": M}: how many requests reached the token endpoint and
 the two test resources. GET /api/resource answers 200 for the newest access token the server
 issued and 401 for any other (expiry is not checked: a loaded test machine may take longer than
@@ -62,6 +62,15 @@ application = Application.objects.create(
     user=user,
 )
 
+# A public client (no secret), as a native app or CLI registers: what requests-oauthlib and
+# authlib sign in with in the session import tests.
+public_application = Application.objects.create(
+    name="vault tests, public",
+    client_type=Application.CLIENT_PUBLIC,
+    authorization_grant_type=Application.GRANT_PASSWORD,
+    user=user,
+)
+
 counts = {"token": 0, "resource": 0}
 hold = {"seconds": 0.0}
 lock = threading.Lock()
@@ -102,4 +111,5 @@ def app(environ, start_response):
     return django_app(environ, start_response)
 
 
-serve_wsgi(app, {"client_id": application.client_id, "client_secret": client_secret, "username": "alice", "password": "alice-password"})
+serve_wsgi(app, {"client_id": application.client_id, "client_secret": client_secret, "public_client_id": public_application.client_id,
+                 "username": "alice", "password": "alice-password"})

@@ -46,10 +46,11 @@ struct SessionRecordTests {
         #expect(String(decoding: try supabase.encoded().withUnsafeBytes { Data($0) }, as: UTF8.self).contains(#""provider":"supabase""#))
     }
 
+    func importing(_ json: String, _ settings: [String: String] = [:]) throws -> SessionRecord {
+        try SessionRecord.importing(Array(json.utf8), now: 1_700_000_000, settings: settings)
+    }
+
     @Test func importingChecksWhatEachProviderNeeds() throws {
-        func importing(_ json: String, _ settings: [String: String] = [:]) throws -> SessionRecord {
-            try SessionRecord.importing(Array(json.utf8), now: 1_700_000_000, settings: settings)
-        }
         let token = try importing(#"{"token_endpoint":"https://auth.example.com/token","access_token":"AT","expires_in":"60"}"#)
         #expect(token.provider == .oauth2 && token.expiresAt == 1_700_000_060)
         #expect(throws: VaultError.invalidInput("provider 'github' is not supported; use oauth2, supabase or firebase")) {
@@ -66,6 +67,26 @@ struct SessionRecordTests {
             #"{"access_token":"AT","refresh_token":"RT","expires_in":3600,"user":{"id":"u-1","email":"a@example.com"}}"#,
             ["provider": "supabase", "project_url": "https://abc.supabase.co", "api_key": "k"])
         #expect(supabase.provider == .supabase && supabase.userID == "u-1" && supabase.email == "a@example.com" && supabase.expiresAt == 1_700_003_600)
-        #expect(throws: VaultError.invalidInput("the session JSON is not usable: malformed; it needs at least an access_token and a token endpoint (--token-endpoint URL, or --provider supabase --url URL --anon-key KEY)")) { try importing("{") }
+        #expect(throws: VaultError.invalidInput("the session JSON is not usable: it is not one JSON object")) { try importing("{") }
+        // A value of the wrong type is named, not taken for a missing token or endpoint.
+        #expect(throws: VaultError.invalidInput("the session JSON is not usable: 'refresh_token' has the wrong type")) {
+            try importing(#"{"token_endpoint":"https://auth.example.com/token","access_token":"AT","refresh_token":7}"#)
+        }
+    }
+
+    /// What requests-oauthlib and authlib keep: `scope` as a list, `expires_at` as a float beside
+    /// `expires_in`, fields of their own. The list becomes RFC 6749's space-separated string.
+    @Test func tokensAsOAuthClientLibrariesKeepThemImport() throws {
+        let oauthlib = try importing(
+            #"{"access_token":"AT","token_type":"Bearer","expires_in":3600,"refresh_token":"RT","scope":["read","write"],"expires_at":1700003600.25}"#,
+            ["token_endpoint": "https://auth.example.com/token", "client_id": "c"])
+        #expect(oauthlib.scope == "read write" && oauthlib.expiresAt == 1_700_003_600.25 && oauthlib.refreshToken == "RT")
+        let authlib = try importing(
+            #"{"access_token":"AT","token_type":"bearer","expires_in":3600,"refresh_token":"RT","scope":"read write","expires_at":1700003600,"id_token":"x"}"#,
+            ["token_endpoint": "https://auth.example.com/token"])
+        #expect(authlib.scope == "read write" && authlib.expiresAt == 1_700_003_600)
+        #expect(throws: VaultError.invalidInput("the session JSON is not usable: 'scope' is a list of something other than strings")) {
+            try importing(#"{"access_token":"AT","scope":["read",7]}"#, ["token_endpoint": "https://auth.example.com/token"])
+        }
     }
 }
