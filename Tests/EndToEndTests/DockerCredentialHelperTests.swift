@@ -126,5 +126,6 @@ import VaultCore
         let vault = VaultHarness(passphraseFile: false)
         let result = try helper(vault, ["get"], Array("https://r.example".utf8))
         #expect(result.status == 1 && result.text.contains("vault is locked") && result.text.contains("vaultctl unlock"), "\(result.text)")
+        #expect(result.text.components(separatedBy: "locked").count == 2 && result.text.components(separatedBy: "vaultctl unlock").count == 2, "\(result.text)")
     }
 }

@@ -127,6 +127,8 @@ import VaultTestSupport
         let result = try helper(vault, "get", "protocol=https\nhost=h.example\nusername=erin\n")
         #expect(result.status == 1 && result.stdout.isEmpty)
         #expect(result.stderr.contains("vault is locked") && result.stderr.contains("vaultctl unlock"), "\(result.stderr)")
+        // Said once: the helper adds nothing vault's own sentence already says.
+        #expect(result.stderr.components(separatedBy: "locked").count == 2 && result.stderr.components(separatedBy: "vaultctl unlock").count == 2, "\(result.stderr)")
         // git goes on without it (and, with prompts off here, fails instead of asking).
         let fill = try credential(vault, "fill", "protocol=https\nhost=h.example\nusername=erin\n\n")
         #expect(fill.status != 0 && fill.stderr.contains("vault is locked"), "\(fill.stderr)")
