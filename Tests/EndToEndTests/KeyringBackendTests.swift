@@ -53,15 +53,18 @@ import VaultCore
         let vault = VaultHarness(passphraseFile: false)
         try vault.startDaemon()
         let venv = try KeyringVenv(vault)
+        // A read finds no password and says why in one line, not at the end of a traceback.
         let locked = try venv.keyring(["get", "svc", "alice"])
-        #expect(locked.status != 0 && locked.stderr.contains("VaultLocked") && locked.stderr.contains("vaultctl unlock"), "\(locked.stderr)")
+        #expect(locked.status == 1 && locked.stderr.contains("vault is locked") && locked.stderr.contains("vaultctl unlock"), "\(locked.stderr)")
+        #expect(!locked.stderr.contains("Traceback") && locked.stderr.split(separator: "\n").count == 1, "\(locked.stderr)")
         #expect(try venv.keyring(["set", "svc", "alice"], input: "pw\n").stderr.contains("vaultctl unlock"))
 
         // No daemon: not chosen automatically, and forced, it says how to start one (and starts none).
         let elsewhere = ["VAULT_SOCKET": vault.root + "/nowhere/vault.sock"]
         #expect(try !venv.keyring(["--list-backends"], environment: elsewhere).text.contains(Self.backend))
-        let forced = try venv.keyring(["-b", Self.backend, "get", "svc", "alice"], environment: elsewhere)
-        #expect(forced.status != 0 && forced.stderr.contains("vaultd is not running") && forced.stderr.contains("vaultctl status"), "\(forced.stderr)")
+        let forced = try venv.keyring(["get", "svc", "alice"], environment: elsewhere.merging(["PYTHON_KEYRING_BACKEND": Self.backend]) { $1 })
+        #expect(forced.status == 1 && forced.stderr.contains("vaultd is not running") && forced.stderr.contains("vaultctl status"), "\(forced.stderr)")
+        #expect(!forced.stderr.contains("Traceback") && forced.stderr.split(separator: "\n").count == 1, "\(forced.stderr)")
         #expect(!FileManager.default.fileExists(atPath: vault.root + "/nowhere"))
     }
 

@@ -4,7 +4,8 @@ Found through the ``keyring.backends`` entry point. Usable (its ``priority`` doe
 vaultd of this user answers on the socket; then it has priority 4: below the desktop keychains
 (Secret Service and macOS at 5, so they stay the default where they exist, and keyring chains
 both), above keyrings.alt's file backends and the fail backend. Force it with
-``PYTHON_KEYRING_BACKEND=vault_keyring.VaultKeyring``.
+``PYTHON_KEYRING_BACKEND=vault_keyring.VaultKeyring``: then a read while vaultd is not running or
+the vault is locked finds no password and says why in one line on stderr.
 
 Items are vault items with service = keyring's service and account = keyring's username. A
 sign-in session (``vaultctl login``) answers with a fresh access token. It never prompts, never
@@ -13,6 +14,7 @@ and waits a bounded time for every answer.
 """
 
 import logging
+import os
 
 from keyring.backend import KeyringBackend
 from keyring.credentials import SimpleCredential
@@ -34,19 +36,38 @@ log = logging.getLogger(__name__)
 READABLE_KINDS = ("secret", "session")
 
 
+FORCED_NAME = "vault_keyring.VaultKeyring"
+
+
+def _not_now(error):
+    """A read when vaultd is not running or the vault is locked: no password, and one line on
+    stderr (logging's last-resort handler, unless the program configured logging) saying what to
+    do, instead of a traceback whose last line says it. pip and twine then ask or fail as with
+    any missing password."""
+    log.warning("vault: %s", error.message)
+    return None
+
+
 class VaultKeyring(KeyringBackend):
     """vault (vaultd), over its Unix socket."""
 
     @properties.classproperty
     def priority(cls):
-        # Usable only when this user's vaultd answers: the directory and peer checks pass. Nothing is
-        # sent. Raises VaultUnavailable, a RuntimeError, otherwise.
+        # Chosen by name (PYTHON_KEYRING_BACKEND): usable whatever vaultd's state, so that reads
+        # report it in one line (below) instead of keyring's traceback of the priority check.
+        if os.environ.get("PYTHON_KEYRING_BACKEND") == FORCED_NAME:
+            return 4
+        # Otherwise usable only when this user's vaultd answers: the directory and peer checks
+        # pass. Nothing is sent. Raises VaultUnavailable, a RuntimeError, otherwise.
         Connection().close()
         return 4
 
     def get_password(self, service, username):
-        with Connection() as vault:
-            return self._password(vault, service, username)
+        try:
+            with Connection() as vault:
+                return self._password(vault, service, username)
+        except (VaultUnavailable, VaultLocked) as error:
+            return _not_now(error)
 
     def _password(self, vault, service, username):
         try:
@@ -89,6 +110,12 @@ class VaultKeyring(KeyringBackend):
             raise PasswordDeleteError(error.message) from None
 
     def get_credential(self, service, username):
+        try:
+            return self._credential(service, username)
+        except (VaultUnavailable, VaultLocked) as error:
+            return _not_now(error)
+
+    def _credential(self, service, username):
         with Connection() as vault:
             if username is None:
                 items = [item for item in vault.request("list", service=service)["items"]
