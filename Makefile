@@ -1,4 +1,5 @@
-# make install / make uninstall: see scripts/install for the variables (PREFIX, UNITDIR, DESTDIR).
+# make install / make uninstall: see scripts/install for the variables (PREFIX, UNITDIR, DESTDIR,
+# SECRET_SERVICE_ACTIVATION).
 .PHONY: build test install uninstall bench
 
 build:

@@ -142,7 +142,11 @@ import VaultCore
     @Test func installPutsEveryFileWhereTheUnitsExpectAndUninstallRemovesThem() throws {
         let vault = VaultHarness()
         let prefix = vault.root + "/prefix", units = vault.root + "/units"
-        let env = ["PREFIX": prefix, "UNITDIR": units, "BIN_SOURCE": VaultHarness.binDirectory]
+        // A systemd user manager that answers (a stand-in for systemctl), and vault's activation
+        // file asked for whatever else is installed.
+        let systemctl = vault.root + "/systemctl"
+        FileManager.default.createFile(atPath: systemctl, contents: Data("#!/bin/sh\nexit 0\n".utf8), attributes: [.posixPermissions: 0o755])
+        let env = ["PREFIX": prefix, "UNITDIR": units, "BIN_SOURCE": VaultHarness.binDirectory, "SYSTEMCTL": systemctl, "SECRET_SERVICE_ACTIVATION": "yes"]
         let install = try vault.run([Self.packageRoot + "/scripts/install", "install"], environment: env)
         #expect(install.status == 0, "\(install.stderr)")
         #expect(install.text.contains("systemctl --user enable --now vaultd.socket"))
@@ -181,5 +185,94 @@ import VaultCore
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(!FileManager.default.fileExists(atPath: prefix), "left behind: \((FileManager.default.subpaths(atPath: prefix) ?? []))")
         #expect(!FileManager.default.fileExists(atPath: units))
+    }
+
+    /// Without a systemd user manager (a container, WSL, a CI runner: `systemctl --user` cannot
+    /// reach one) install says there is nothing to enable and that vaultctl starts vaultd; the
+    /// installed vaultctl then does.
+    @Test func installWithoutASystemdUserManagerSaysVaultctlStartsVaultd() throws {
+        let vault = VaultHarness()
+        let prefix = vault.root + "/prefix"
+        let noManager = vault.root + "/systemctl"
+        FileManager.default.createFile(atPath: noManager, contents: Data("#!/bin/sh\necho 'Failed to connect to bus: No medium found' >&2\nexit 1\n".utf8),
+                                       attributes: [.posixPermissions: 0o755])
+        let env = ["PREFIX": prefix, "UNITDIR": vault.root + "/units", "BIN_SOURCE": VaultHarness.binDirectory, "SYSTEMCTL": noManager]
+        let install = try vault.run([Self.packageRoot + "/scripts/install", "install"], environment: env)
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(install.text.contains("No systemd user manager answers here") && install.text.contains("vaultctl starts vaultd itself"), "\(install.text)")
+        #expect(!install.text.contains("systemctl --user enable"))
+        #expect(try vault.run([prefix + "/bin/vaultctl", "set", "no-systemd", "x"], input: Array("y".utf8)).status == 0)
+        #expect(try vault.run([prefix + "/bin/vaultctl", "get", "no-systemd", "x"]).text == "y")
+        vault.stopDaemons()
+        #expect(try vault.run([Self.packageRoot + "/scripts/install", "uninstall"], environment: env).status == 0)
+    }
+
+    /// With GNOME Keyring installed, install leaves vault's activation file out (the user's own
+    /// would win over the system's), so a session bus that finds services as `dbus-daemon
+    /// --session` does (`<standard_session_servicedirs/>`) still starts GNOME Keyring for a Secret
+    /// Service client; asked for it explicitly, vault's file wins and the bus starts vaultd.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/dbus-1/services/org.freedesktop.secrets.service"),
+                   "needs a Secret Service provider installed for activation (gnome-keyring: scripts/install-deps test)"))
+    func installLeavesAnInstalledSecretServiceProviderItsClients() throws {
+        let vault = VaultHarness()
+        let prefix = vault.root + "/prefix"
+        let env = ["PREFIX": prefix, "UNITDIR": vault.root + "/units", "BIN_SOURCE": VaultHarness.binDirectory]
+        let install = try vault.run([Self.packageRoot + "/scripts/install", "install"], environment: env)
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(install.text.contains("left out: another provider is installed for it"), "\(install.text)")
+        #expect(install.text.contains("/usr/share/dbus-1/services/org.freedesktop.secrets.service") && install.text.contains("SECRET_SERVICE_ACTIVATION=yes"))
+        #expect(!FileManager.default.fileExists(atPath: prefix + "/share/dbus-1/services/org.freedesktop.secrets.service"))
+        let system = try Self.activatedSecretService(vault, dataHome: prefix + "/share", bus: "bus-system")
+        #expect(system.hasSuffix("/gnome-keyring-daemon"), "\(system)")
+
+        #expect(try vault.run([Self.packageRoot + "/scripts/install", "install"], environment: env.merging(["SECRET_SERVICE_ACTIVATION": "yes"]) { $1 }).status == 0)
+        let chosen = try Self.activatedSecretService(vault, dataHome: prefix + "/share", bus: "bus-chosen")
+        #expect(chosen == prefix + "/bin/vaultd", "\(chosen)")
+        #expect(try vault.run([Self.packageRoot + "/scripts/install", "uninstall"], environment: env).status == 0)
+    }
+
+    /// Starts a session bus that finds services as `dbus-daemon --session` does, with
+    /// XDG_DATA_HOME at `dataHome`, has it start org.freedesktop.secrets, and returns the program
+    /// that then owns the name (stopped again, with the bus).
+    static func activatedSecretService(_ vault: VaultHarness, dataHome: String, bus name: String) throws -> String {
+        let socket = vault.root + "/" + name
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:path=\(socket)</listen>
+              <auth>EXTERNAL</auth>
+              <standard_session_servicedirs/>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        try config.write(toFile: socket + ".conf", atomically: true, encoding: .utf8)
+        let environment = ["XDG_DATA_HOME": dataHome, "DBUS_SESSION_BUS_ADDRESS": "unix:path=" + socket]
+        let busPID = try vault.spawnDirectly(["/usr/bin/dbus-daemon", "--config-file=" + socket + ".conf", "--nofork", "--nopidfile"],
+                                             environment: environment, logPath: socket + ".log")
+        var owner: pid_t = 0
+        defer {
+            for pid in [owner, busPID] where pid > 0 {
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, WNOHANG)
+            }
+        }
+        for _ in 0..<3000 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        func call(_ method: String, _ arguments: [String]) throws -> String {
+            try vault.run(["/usr/bin/timeout", "20", "/usr/bin/dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                           "org.freedesktop.DBus." + method] + arguments, environment: environment).text
+        }
+        let started = try call("StartServiceByName", ["string:org.freedesktop.secrets", "uint32:0"])
+        guard started.contains("uint32 1") || started.contains("uint32 2") else { return "not started: \(started)" }
+        let reply = try call("GetConnectionUnixProcessID", ["string:org.freedesktop.secrets"])
+        owner = pid_t(reply.split(separator: " ").last.flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0)
+        guard owner > 0 else { return "no owner: \(reply)" }
+        return (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(owner)/exe")) ?? "unreadable"
     }
 }
