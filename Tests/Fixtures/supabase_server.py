@@ -3,14 +3,20 @@
 responses and error bodies (see shared reference: token endpoints).
 
 Usage: supabase_server.py STATE_DIR
-Writes STATE_DIR/server.json ({"port", "anon_key"}) once listening on 127.0.0.1. Access tokens
-live 2 s; refresh tokens rotate, with a 2 s reuse interval. Seeded users: alice@example.com /
+Writes STATE_DIR/server.json ({"port", "anon_key"}) once listening on 127.0.0.1. Access tokens are
+JWTs (HS256 under a secret of the run) and live 2 s; refresh tokens rotate, with a 2 s reuse
+interval. The real Python client, supabase_auth, accepts every answer
+(Tests/Fixtures/supabase_client_check.py, run by SupabaseTests). Seeded users: alice@example.com /
 alice-password (confirmed), pending@example.com / pending-password (email not confirmed).
+GET /auth/v1/user answers the user of a live access token.
 Test controls: GET /__count, POST /__advance {"seconds": S} (moves this server's clock ahead,
 for access tokens and the reuse interval), POST /__fault {"mode": "html|missing|500|reset|slow", "count": N}
 (applies to the next N refresh requests), or {"mode": "kill", "pid": P, "count": 1}: answer the
 refresh normally, then SIGKILL process P at once. Stops when its stdin closes.
 """
+import base64
+import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -35,6 +41,7 @@ sessions = {}  # session id -> {"user", "active", "latest"}
 access_tokens = {}  # token -> {"session", "expires"}
 counts = {"token": 0, "refresh": 0, "logout": 0, "signup": 0, "recover": 0}
 fault = {"mode": None, "count": 0}
+JWT_SECRET = secrets.token_bytes(32)
 # Seconds the tests moved this server's clock ahead (POST /__advance), as they move vaultd's.
 clock = {"offset": 0.0}
 
@@ -43,17 +50,48 @@ def now():
     return time.time() + clock["offset"]
 
 
+def user_object(email):
+    """A user as GoTrue answers it: what supabase_auth's User model requires and more."""
+    user = users[email]
+    created = user.setdefault("created_at", time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()))
+    confirmed = created if user.get("confirmed", True) else None
+    body = {
+        "id": user["id"], "aud": "authenticated", "role": "authenticated", "email": email, "phone": "",
+        "email_confirmed_at": confirmed, "confirmed_at": confirmed, "last_sign_in_at": created,
+        "app_metadata": {"provider": "email", "providers": ["email"]}, "user_metadata": {},
+        "identities": [], "created_at": created, "updated_at": created, "is_anonymous": False,
+    }
+    if not confirmed:
+        body["confirmation_sent_at"] = created
+    return body
+
+
+def access_token(session_id, expires):
+    """A JWT as GoTrue issues them (HS256 over the claims it puts in): clients decode its claims."""
+    user = sessions[session_id]["user"]
+    claims = {
+        "sub": users[user]["id"], "aud": "authenticated", "role": "authenticated", "email": user,
+        "session_id": session_id, "iat": int(now()), "exp": int(expires), "aal": "aal1", "is_anonymous": False,
+    }
+
+    def part(data):
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    signed = part(b'{"alg":"HS256","typ":"JWT"}') + "." + part(json.dumps(claims, separators=(",", ":")).encode())
+    return signed + "." + part(hmac.new(JWT_SECRET, signed.encode(), hashlib.sha256).digest())
+
+
 def new_session_tokens(session_id):
     user = sessions[session_id]["user"]
-    access, refresh = "at-" + secrets.token_urlsafe(24), secrets.token_urlsafe(18)
     current = now()
+    access, refresh = access_token(session_id, current + ACCESS_LIFETIME), secrets.token_urlsafe(18)
     access_tokens[access] = {"session": session_id, "expires": current + ACCESS_LIFETIME}
     refresh_tokens[refresh] = {"session": session_id, "revoked_at": None, "child": None}
     sessions[session_id]["latest"] = refresh
     return {
         "access_token": access, "token_type": "bearer", "expires_in": ACCESS_LIFETIME,
         "expires_at": int(current + ACCESS_LIFETIME), "refresh_token": refresh,
-        "user": {"id": users[user]["id"], "email": user, "aud": "authenticated"},
+        "user": user_object(user),
     }
 
 
@@ -66,7 +104,8 @@ def start_session(email):
 class Handler(JSONHandler):
     def error(self, status, code, message):
         if self.headers.get("X-Supabase-Api-Version"):
-            self.reply(status, {"code": code, "message": message})
+            # The 2024-01-01 API's errors, marked as such in a header as GoTrue marks them.
+            self.reply(status, {"code": code, "message": message}, headers=[("X-Supabase-Api-Version", "2024-01-01")])
         else:
             self.reply(status, {"code": status, "error_code": code, "msg": message}, headers=[("x-sb-error-code", code)])
 
@@ -74,6 +113,15 @@ class Handler(JSONHandler):
         if self.path == "/__count":
             with lock:
                 return self.reply(200, counts)
+        if urlparse(self.path).path == "/auth/v1/user":
+            if self.headers.get("apikey") != ANON_KEY:
+                return self.reply(401, {"message": "Invalid API key"})
+            token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+            with lock:
+                entry = access_tokens.get(token)
+                if entry is None or entry["expires"] < now() or not sessions[entry["session"]]["active"]:
+                    return self.error(403, "bad_jwt", "invalid JWT: unable to parse or verify signature, token is expired")
+                return self.reply(200, user_object(sessions[entry["session"]]["user"]))
         self.reply(404, {"message": "not found"})
 
     def do_POST(self):
@@ -179,7 +227,7 @@ class Handler(JSONHandler):
             confirm = email.startswith("confirm")
             users[email] = {"id": "user-" + secrets.token_hex(4), "password": password, "confirmed": not confirm}
             if confirm:
-                return self.reply(200, {"id": users[email]["id"], "email": email, "confirmation_sent_at": "now"})
+                return self.reply(200, user_object(email))
             return self.reply(200, start_session(email))
 
     def logout(self):
@@ -197,13 +245,13 @@ def new_session_tokens_for_reuse(session_id):
     """The active session's tokens: the latest refresh token, a fresh access token."""
     latest = sessions[session_id]["latest"]
     user = sessions[session_id]["user"]
-    access = "at-" + secrets.token_urlsafe(24)
     current = now()
+    access = access_token(session_id, current + ACCESS_LIFETIME)
     access_tokens[access] = {"session": session_id, "expires": current + ACCESS_LIFETIME}
     return {
         "access_token": access, "token_type": "bearer", "expires_in": ACCESS_LIFETIME,
         "expires_at": int(current + ACCESS_LIFETIME), "refresh_token": latest,
-        "user": {"id": users[user]["id"], "email": user, "aud": "authenticated"},
+        "user": user_object(user),
     }
 
 
