@@ -5,7 +5,8 @@ import VaultCore
 /// through `VaultConnection` (so with its server checks and autostart): vault's own items, and
 /// the items other helpers keep in the Secret Service (git-credential-libsecret's,
 /// docker-credential-secretservice's; `ForeignSchema`), which vaultd finds by their attributes.
-/// With the file store there are none of the latter: the lists are empty and nothing is written.
+/// In vault's own store (kept there when vaultd serves the Secret Service) they are found and
+/// deleted, never written: the helpers then keep their own items.
 struct CredentialItems {
     let vault: VaultConnection
 
@@ -56,7 +57,8 @@ struct CredentialItems {
     }
 
     /// Gives the item with exactly these attributes this secret, creating it when missing. False
-    /// when the store keeps no other helpers' items (the file store): nothing was written.
+    /// when the store does not write other helpers' items (vault's own stores): nothing was
+    /// written.
     func writeForeign(_ schema: ForeignSchema, attributes: [String: String?], label: String, secret: SecretBytes) throws(VaultClientError) -> Bool {
         try !vault.setForeignItem(schema, attributes: attributes, label: label, secret: secret).isEmpty
     }

@@ -153,6 +153,47 @@ import VaultCore
         #expect(!(try vault.ctl("list").text.contains(hub)))
     }
 
+    /// Switching from docker-credential-secretservice to vault's helper while vaultd is the
+    /// Secret Service: what the old helper stored (in vault's file, through vaultd) is found, and
+    /// a new secret stored by vault's helper replaces it with vault's own item.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: HelperSharingTests.secretservice), "needs golang-docker-credential-helpers"))
+    func vaultsDockerHelperFindsWhatDockerCredentialSecretserviceStoredThroughVaultd() throws {
+        let provider = try Provider()
+        let vault = provider.vault
+        let ours = vault.product("docker-credential-vault")
+        let hub = "https://index.docker.io/v1/"
+        #expect(try vault.run([HelperSharingTests.secretservice, "store"], input: Array(#"{"ServerURL":"\#(hub)","Username":"alice","Secret":"old-secret"}"#.utf8)).status == 0)
+        let got = try vault.run([ours, "get"], input: Array(hub.utf8))
+        #expect(got.text.contains(#""Username":"alice""#) && got.text.contains(#""Secret":"old-secret""#), "\(got.text) \(got.stderr)")
+        #expect(try vault.run([ours, "list"]).text.contains(#""\#(hub)":"alice""#))
+        #expect(try vault.run([ours, "store"], input: Array(#"{"ServerURL":"\#(hub)","Username":"alice","Secret":"new-secret"}"#.utf8)).status == 0)
+        #expect(try vault.run([ours, "get"], input: Array(hub.utf8)).text.contains(#""Secret":"new-secret""#))
+        #expect(try vault.ctl("get", "docker:" + hub, "alice").stdout == Array("new-secret".utf8))
+        #expect(!(try vault.ctl("list", ItemKey.attributeOnlyService).text.contains(hub)), "the old helper's copy is replaced")
+        #expect(try vault.run([ours, "erase"], input: Array(hub.utf8)).status == 0)
+        #expect(try vault.run([ours, "get"], input: Array(hub.utf8)).status != 0)
+    }
+
+    /// The same for git: git-credential-libsecret's credential, kept in vault's file through
+    /// vaultd, is what git-credential-vault fills; a new password approved through vault's helper
+    /// replaces it.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: HelperSharingTests.libsecretSource), "needs the libsecret helper's source from Debian's git package"))
+    func vaultsGitHelperFindsWhatGitCredentialLibsecretStoredThroughVaultd() throws {
+        let provider = try Provider()
+        let vault = provider.vault
+        let libsecret = try HelperSharingTests().buildLibsecretHelper(vault)
+        func git(_ helper: String, _ operation: String, _ lines: String) throws -> VaultHarness.Result {
+            try vault.run(["/usr/bin/git", "-c", "credential.helper=", "-c", "credential.helper=" + helper, "credential", operation],
+                          input: Array(lines.utf8), environment: ["GIT_TERMINAL_PROMPT": "0", "PATH": UnprivilegedUser.programs + ":" + VaultHarness.binDirectory + ":/usr/bin:/bin"])
+        }
+        #expect(try git(libsecret, "approve", "protocol=https\nhost=forge.example\nusername=carol\npassword=from-libsecret\n\n").status == 0)
+        let filled = try git("vault", "fill", "protocol=https\nhost=forge.example\n\n")
+        #expect(filled.text == "protocol=https\nhost=forge.example\nusername=carol\npassword=from-libsecret\n", "\(filled.text) \(filled.stderr)")
+        #expect(try git("vault", "approve", "protocol=https\nhost=forge.example\nusername=carol\npassword=changed\n\n").status == 0)
+        #expect(try git("vault", "fill", "protocol=https\nhost=forge.example\n\n").text.contains("password=changed"))
+        #expect(!(try vault.ctl("list", ItemKey.attributeOnlyService).text.contains("forge.example")), "the old helper's copy is replaced")
+    }
+
     @Test func onRefusesToStartWhenAnotherProviderOwnsTheNameAndAutoSaysWhy() throws {
         let provider = try Provider(start: false)
         let vault = provider.vault

@@ -1,6 +1,7 @@
 /// A store that also keeps other credential helpers' items (`ForeignSchema`): the Secret
-/// Service. The daemon asks for this capability instead of downcasting to a concrete store; a
-/// store without it keeps no such items.
+/// Service, and the stores vaultd's own Secret Service provider keeps them in (read and deleted
+/// there, never written: `AttributeKeepingStore`). The daemon asks for this capability instead
+/// of downcasting to a concrete store; a store without it keeps no such items.
 ///
 /// `matching` names items by key attributes: an item matches when it has each attribute given a
 /// value with that value, and none of those given as nil. Results are newest first.

@@ -1,7 +1,8 @@
 /// The item schemas of other credential helpers that vault reads and writes beside its own, so
 /// that users switch to vault's helpers without re-entering anything (docs/integrations.md,
 /// docs/protocol.md): git-credential-libsecret's (`git`) and docker-credential-secretservice's
-/// (`docker`). Only the Secret Service keeps such items (`ForeignItemStore`).
+/// (`docker`). The Secret Service keeps such items, and so does vault's own store when vaultd
+/// serves the Secret Service (`ForeignItemStore`).
 ///
 /// A request names items by these attributes only (`keyAttributes`); an answer carries only these
 /// attributes. Items written by other programs are hostile input: an item whose schema is not one

@@ -2,8 +2,9 @@ import VaultCore
 import VaultProtocol
 
 /// foreign_list, foreign_get, foreign_set, foreign_delete: other helpers' items in the Secret
-/// Service (`ForeignItemStore`). A store without them (the file store) answers as one that holds
-/// none: empty lists, no item, nothing written.
+/// Service, or in vault's own store when vaultd serves the Secret Service (`ForeignItemStore`;
+/// found and deleted there, never written). A store without them answers as one that holds none:
+/// empty lists, no item, nothing written.
 extension RequestDispatcher {
     func foreignList(_ query: ForeignQuery) throws -> ResultBody {
         let schema = try checked(query)

@@ -81,8 +81,13 @@ public struct DockerCredentialHelper {
                 where other.attributes["username"] != username {
                     try items.deleteForeign(.docker, matching: other.exactly(in: .docker))
                 }
-            } else if try items.secret(service: service, account: username) != secret {
-                try items.write(service: service, account: username, secret: secret, label: "Docker: \(serverURL)")
+            } else {
+                if try items.secret(service: service, account: username) != secret {
+                    try items.write(service: service, account: username, secret: secret, label: "Docker: \(serverURL)")
+                }
+                // docker-credential-secretservice's item kept in vault's own store (vaultd serving the
+                // Secret Service), which `get` would read first: replaced by vault's own.
+                try items.deleteForeign(.docker, matching: DockerCredentials.secretServiceQuery(serverURL: serverURL))
             }
             for other in try items.accounts(service: service) where shared || other != username {
                 try items.delete(service: service, account: other)

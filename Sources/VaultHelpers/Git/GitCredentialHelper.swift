@@ -147,6 +147,9 @@ public struct GitCredentialHelper {
                 try items.delete(service: service, account: account)
             } else {
                 try items.write(service: service, account: account, secret: incoming.secret, label: "git: \(url)")
+                // git-credential-libsecret's item kept in vault's own store (vaultd serving the
+                // Secret Service): replaced by vault's own.
+                if let libsecret { try items.deleteForeign(.git, matching: libsecret) }
             }
         }
     }
