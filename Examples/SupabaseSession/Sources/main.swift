@@ -7,7 +7,7 @@
 //
 // SUPABASE_URL and SUPABASE_ANON_KEY come from the environment (the anon key is also sent as
 // Supabase's `apikey` header). A supabase-swift program would pass the same storage as
-// `storage:` after `extension VaultAuthStorage: AuthLocalStorage {}` (see the README).
+// `storage:` after `extension VaultAuthStorage: AuthLocalStorage {}` (see docs/swift.md).
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
