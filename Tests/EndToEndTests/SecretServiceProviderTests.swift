@@ -174,6 +174,25 @@ import VaultCore
         #expect(try vault.run([ours, "get"], input: Array(hub.utf8)).status != 0)
     }
 
+    /// The other helper's item kept in vault's file is a vault item: its own rules guard it when
+    /// vault's helper reads it, and deleting it through vault's helper takes its rules with it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: HelperSharingTests.secretservice), "needs golang-docker-credential-helpers"))
+    func theRulesOfAnotherHelpersItemKeptInVaultGuardIt() throws {
+        let provider = try Provider()
+        let vault = provider.vault
+        let ours = vault.product("docker-credential-vault")
+        let hub = "https://registry.example/v2/"
+        #expect(try vault.run([HelperSharingTests.secretservice, "store"], input: Array(#"{"ServerURL":"\#(hub)","Username":"bob","Secret":"guarded"}"#.utf8)).status == 0)
+        let listed = try JSONSerialization.jsonObject(with: Data(try vault.ctl("list", ItemKey.attributeOnlyService, "--json").stdout)) as? [[String: Any]] ?? []
+        let account = try #require(listed.first?["account"] as? String)
+        #expect(try vault.ctl("allow", ItemKey.attributeOnlyService, account, "/usr/bin/true").status == 0)
+        let refused = try vault.run([ours, "get"], input: Array(hub.utf8))
+        #expect(refused.status != 0 && !refused.text.contains("guarded"), "\(refused.text) \(refused.stderr)")
+        #expect(try vault.ctl("audit").text.contains(account))
+        #expect(try vault.run([ours, "erase"], input: Array(hub.utf8)).status == 0)
+        #expect(!(try vault.ctl("rules").text.contains(account)), "the rules go with the item")
+    }
+
     /// The same for git: git-credential-libsecret's credential, kept in vault's file through
     /// vaultd, is what git-credential-vault fills; a new password approved through vault's helper
     /// replaces it.

@@ -9,13 +9,17 @@ public struct ForeignItem: Sendable, Equatable {
     /// Milliseconds since 1970.
     public var created: Int64
     public var modified: Int64
+    /// The key of the vault item it is, when vault's own store keeps it (`AttributeKeepingStore`):
+    /// the name its access rules are kept under. nil for an item of another Secret Service.
+    public var itemKey: ItemKey?
 
-    public init(schemaName: String, attributes: [String: String], label: String, created: Int64, modified: Int64) {
+    public init(schemaName: String, attributes: [String: String], label: String, created: Int64, modified: Int64, itemKey: ItemKey? = nil) {
         self.schemaName = schemaName
         self.attributes = attributes
         self.label = label
         self.created = created
         self.modified = modified
+        self.itemKey = itemKey
     }
 }
 

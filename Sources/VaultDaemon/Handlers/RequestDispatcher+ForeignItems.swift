@@ -19,9 +19,19 @@ extension RequestDispatcher {
             let schema = try checked(query)
             let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
             guard let (item, secret) = found else { return ResultBody() }
-            if let key = try? ItemKey(service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "") {
-                facts.item = key
-                facts.grant = try access.checkRead(key, op: .foreignGet, caller: caller)
+            let named = try? ItemKey(service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "")
+            if let stored = item.itemKey {
+                // An item of vault's own store is guarded by its own rules (set with `allow`, or by
+                // an approver's "always" for a D-Bus read), and by rules under the helper's name
+                // when it has any (checked, not asked about twice).
+                facts.item = stored
+                facts.grant = try access.checkRead(stored, op: .foreignGet, caller: caller)
+                if let named, try access.rules(of: named) != nil {
+                    facts.grant = try access.checkRead(named, op: .foreignGet, caller: caller) ?? facts.grant
+                }
+            } else if let named {
+                facts.item = named
+                facts.grant = try access.checkRead(named, op: .foreignGet, caller: caller)
             }
             logger.debug("foreign_get \(schema.rawValue) item")
             var body = ItemBody(
@@ -48,7 +58,22 @@ extension RequestDispatcher {
     func foreignDelete(_ query: ForeignQuery, _ caller: CallerIdentity) throws -> ResultBody {
         try items.audited(.foreignDelete, nil, by: caller) { _ in
             let schema = try checked(query)
-            let deleted = try store.perform { store in try (store as? any ForeignItemStore)?.deleteForeignItems(schema, matching: query.attributes) ?? [] }
+            let listed = try store.read { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: query.attributes) ?? [] }
+            let deleted: [ForeignItem]
+            if listed.contains(where: { $0.itemKey != nil }) {
+                // Vault's own items: deleted as any item is (audited, its rules with it, D-Bus
+                // clients told).
+                for key in listed.compactMap(\.itemKey) {
+                    do {
+                        try items.delete(key, by: caller, in: .plainSecrets)
+                    } catch VaultError.notFound {
+                        continue
+                    }
+                }
+                deleted = listed
+            } else {
+                deleted = try store.perform { store in try (store as? any ForeignItemStore)?.deleteForeignItems(schema, matching: query.attributes) ?? [] }
+            }
             if !deleted.isEmpty { logger.info("foreign_delete \(schema.rawValue) items (\(deleted.count))") }
             return ResultBody(foreign: deleted.map(ForeignItemBody.init))
         }

@@ -7,7 +7,9 @@ import VaultCore
 /// attributes, as in any Secret Service: switching to vault's helpers needs no re-entry.
 ///
 /// They are read and deleted, never written (`setForeignItem` writes nothing): vault's helpers
-/// keep their own items in such a store and remove the other helper's copy they replace. Items
+/// keep their own items in such a store and remove the other helper's copy they replace. Each
+/// answer names the vault item (`ForeignItem.itemKey`), so that vaultd applies that item's access
+/// rules and deletes it as it deletes any item (its rules with it, D-Bus clients told). Items
 /// are hostile input, as in `SecretServiceStore`: only secrets of the schema's names whose key
 /// attributes pass `ForeignSchema.problem` match, and only key attributes are answered.
 public protocol AttributeKeepingStore: ForeignItemStore {}
@@ -19,9 +21,11 @@ extension AttributeKeepingStore {
 
     public func foreignItem(_ schema: ForeignSchema, matching: [String: String?]) throws -> (item: ForeignItem, secret: SecretBytes)? {
         for match in try foreignMatches(schema, matching) {
-            // Gone since it was listed (another process deleted it): the next one.
-            guard let item = try? get(match.key) else { continue }
-            return (match.item, item.secret)
+            do {
+                return (match.item, try get(match.key).secret)
+            } catch VaultError.notFound {
+                continue  // gone since it was listed (another process deleted it): the next one
+            }
         }
         return nil
     }
@@ -51,7 +55,7 @@ extension AttributeKeepingStore {
             let key = attributes.filter { schema.keyAttributes.contains($0.key) }
             guard key.allSatisfy({ schema.problem(name: $0.key, value: $0.value) == nil }) else { return nil }
             let label = info.label.utf8.count <= ItemLimits.maxLabelBytes && info.label == info.label.replacingControlCharacters() ? info.label : ""
-            return (info.key, ForeignItem(schemaName: name, attributes: key, label: label, created: info.created, modified: info.modified))
+            return (info.key, ForeignItem(schemaName: name, attributes: key, label: label, created: info.created, modified: info.modified, itemKey: info.key))
         }
     }
 }
