@@ -5,8 +5,10 @@ import Glibc
 /// Replaces a file so that a crash at any instant leaves either the old or the new contents:
 /// write a temp file in the same directory (created with O_EXCL|O_NOFOLLOW and mode 0600, so it
 /// is new and ours and never a link), fsync it, give it `mode`, rename it over the target, fsync
-/// the directory. On any failure the temp file is removed and the target is untouched. The vault
-/// file, `vaultctl inject`'s output and `vaultctl run`'s VAR_FILE files are written with it.
+/// the directory. On a failure before the rename the temp file is removed and the target is
+/// untouched; when only the directory's flush fails, the target is the new file but not known to
+/// be durable (a power loss may bring back the old one). The vault file, `vaultctl inject`'s
+/// output and `vaultctl run`'s VAR_FILE files are written with it.
 public enum AtomicFileWriter {
     public static let temporaryPrefix = ".vault-tmp-"
 

@@ -182,13 +182,15 @@ public final class EncryptedFileStore: PassphraseProtected {
                 do {
                     try persist(&vault)
                 } catch {
+                    guard vault.identity != identity else { throw error }
                     // The new file is in place though not known to be durable: an unlocked store
-                    // follows it (the old data key opens nothing in it).
-                    if vault.identity != identity, state.vault != nil {
+                    // follows it (the old data key opens nothing in it), and the user is told that
+                    // either passphrase may be the one that opens the vault.
+                    if state.vault != nil {
                         state.vault = vault
                         state.changed()
                     }
-                    throw error
+                    throw VaultError.unavailable("the new passphrase is in place, but \(error); until a later write succeeds, a power loss may bring back the old one: try the new passphrase first, then the old")
                 }
                 if state.vault != nil {
                     state.vault = vault

@@ -9,6 +9,19 @@ import VaultStores
 /// a fresh reader of the file), and the next write works.
 @Suite struct StorageFaultTests {
     static let base: [String: [UInt8]] = ["a": Array("one".utf8), "b": Array("two".utf8)]
+    static let newPassphrase = SecretBytes(utf8: "the new passphrase")
+
+    /// A fresh reader of the vault at `path`, unlocked with whichever passphrase opens it (after a
+    /// failed passphrase change, either may).
+    static func reader(_ path: String) throws -> EncryptedFileStore {
+        let reader = fastStore(path)
+        do {
+            try reader.unlock(passphrase: testPassphrase)
+        } catch VaultError.wrongPassphrase {
+            try reader.unlock(passphrase: newPassphrase)
+        }
+        return reader
+    }
 
     enum Operation: String, CaseIterable {
         case append, compaction, changePassphrase, delete, create
@@ -31,7 +44,7 @@ import VaultStores
         switch operation {
         case .append: _ = try store.set(key("s", "c"), secret: SecretBytes(utf8: "three"), changes: ItemChanges())
         case .compaction: _ = try store.set(key("s", "c"), secret: SecretBytes([UInt8](repeating: 7, count: 400)), changes: ItemChanges())
-        case .changePassphrase: try store.changePassphrase(current: testPassphrase, new: testPassphrase, parameters: .minimum, rekey: true)
+        case .changePassphrase: try store.changePassphrase(current: testPassphrase, new: newPassphrase, parameters: .minimum, rekey: true)
         case .delete: try store.delete(key("s", "b"))
         case .create: try store.unlock(passphrase: testPassphrase)
         }
@@ -72,13 +85,16 @@ import VaultStores
                     continue
                 }
                 #expect(error is VaultError, "\(context): \(error)")
+                // A passphrase change that failed after the new file took the old one's place says so.
+                if operation == .changePassphrase, (try? Self.reader(directory.file("vault.db")).verifyPassphrase(Self.newPassphrase)) == true {
+                    #expect("\(error)".contains("the new passphrase is in place"), "\(context): \(error)")
+                }
                 // Nothing lost: in the store that failed, and in a fresh reader of the file.
-                let reader = fastStore(directory.file("vault.db"))
                 if operation == .create {
                     // A vault half made is not a vault: the next unlock makes it, or opens it.
-                    try? reader.unlock(passphrase: testPassphrase)
+                    try? fastStore(directory.file("vault.db")).unlock(passphrase: testPassphrase)
                 } else {
-                    try reader.unlock(passphrase: testPassphrase)
+                    let reader = try Self.reader(directory.file("vault.db"))
                     for candidate in [store, reader] {
                         let items = Self.items(candidate)
                         #expect(items.map { Self.holds($0, before, operation) } == true, "\(context): \(items.map { "\($0.keys.sorted())" } ?? "unreadable")")
@@ -87,8 +103,7 @@ import VaultStores
                 // The next write works, and is read back by a fresh reader.
                 if operation == .create { try store.unlock(passphrase: testPassphrase) }
                 _ = try store.set(key("s", "next"), secret: SecretBytes(utf8: "after the fault"), changes: ItemChanges())
-                let after = fastStore(directory.file("vault.db"))
-                try after.unlock(passphrase: testPassphrase)
+                let after = try Self.reader(directory.file("vault.db"))
                 #expect(try after.get(key("s", "next")).secret.unprotectedBytes == Array("after the fault".utf8), "\(context)")
                 checked += 1
             }
