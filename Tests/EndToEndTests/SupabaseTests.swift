@@ -129,7 +129,7 @@ final class SupabaseServer: @unchecked Sendable {
         // refresh rotates it, so only one of them is refreshed here.
         let token = try vault.ctl("token", "app-swift", "--min-ttl", "100000")
         #expect(token.status == 0, "\(token.stderr)")
-        #expect(!token.stdout.isEmpty && token.stdout != Array(access.utf8))
+        #expect(!token.stdout.isEmpty && token.text != access + "\n")
 
         // A plain token response names no endpoint: the error names the option.
         let plain = try vault.ctl(["session", "import", "api", "me"], input: Array(#"{"access_token":"abc","token_type":"Bearer","expires_in":3600}"#.utf8))

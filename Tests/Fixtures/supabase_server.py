@@ -72,6 +72,7 @@ def access_token(session_id, expires):
     claims = {
         "sub": users[user]["id"], "aud": "authenticated", "role": "authenticated", "email": user,
         "session_id": session_id, "iat": int(now()), "exp": int(expires), "aal": "aal1", "is_anonymous": False,
+        "jti": secrets.token_hex(8),
     }
 
     def part(data):

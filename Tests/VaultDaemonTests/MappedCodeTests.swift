@@ -76,8 +76,10 @@ import VaultTestSupport
         // A sticky world-writable directory (like /tmp) does not make root's file the user's.
         chmod(directory.path, 0o1777)
         #expect(reason([line(library)], uid: 0) == nil)
-        // The path now names another file (inode 1): the directory alone decides.
+        // The path now names another file (inode 1): the directory alone decides, not the
+        // user's file found at the path.
         chmod(directory.path, 0o755)
+        give(library)
         #expect(reason(["7f00-7f01 r-xp 00000000 fd:01 1                          \(library)"]) == nil)
     }
 

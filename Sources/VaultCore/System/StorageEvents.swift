@@ -6,7 +6,7 @@ import Musl
 import Synchronization
 
 /// A call that changes stored files, as `StorageEvents` reports it.
-public enum StorageChange: Sendable {
+package enum StorageChange: Sendable {
     /// `bytes` written at `offset` of the open file `fd` (`pwrite`, or `write` at its position).
     case write(fd: Int32, offset: Int, bytes: [UInt8])
     case truncate(fd: Int32, length: Int)
@@ -26,7 +26,7 @@ public enum StorageChange: Sendable {
 /// `FileSystem` report each change to the observers added here, which record it or make it fail
 /// (an `Errno`, or a short write). None is added outside tests; a call then costs one atomic
 /// load.
-public protocol StorageObserver: AnyObject, Sendable {
+package protocol StorageObserver: AnyObject, Sendable {
     /// Before a change: throws to fail it; for a write, may return fewer bytes than asked for,
     /// which the call then writes (a short write; the caller loops and asks again).
     func willChange(_ change: StorageChange) throws -> Int?
@@ -34,18 +34,18 @@ public protocol StorageObserver: AnyObject, Sendable {
     func didChange(_ change: StorageChange)
 }
 
-public enum StorageEvents {
+package enum StorageEvents {
     private static let installed = Atomic<Int>(0)
     private static let current = AdaptiveLock<[any StorageObserver]>([])
 
     /// Adds `observer` for every thread of the process, beside any other (each looks only at
     /// its own files).
-    public static func add(_ observer: any StorageObserver) {
+    package static func add(_ observer: any StorageObserver) {
         current.withLock { $0.append(observer) }
         installed.add(1, ordering: .releasing)
     }
 
-    public static func remove(_ observer: any StorageObserver) {
+    package static func remove(_ observer: any StorageObserver) {
         let removed = current.withLock { observers -> Bool in
             guard let index = observers.firstIndex(where: { $0 === observer }) else { return false }
             observers.remove(at: index)

@@ -61,7 +61,8 @@ final class StorageRecorder: StorageObserver, @unchecked Sendable {
         lock.withLock {
             switch change {
             case .write(let fd, let offset, let bytes):
-                if let inode = tracked(fd) { recorded.append(.write(inode: inode, offset: offset, bytes: bytes)) }
+                // A write with no position (a pipe, a socket) is no file's.
+                if offset >= 0, let inode = tracked(fd) { recorded.append(.write(inode: inode, offset: offset, bytes: bytes)) }
             case .truncate(let fd, let length):
                 if let inode = tracked(fd) { recorded.append(.truncate(inode: inode, length: length)) }
             case .sync(let fd):
@@ -100,13 +101,19 @@ final class StorageRecorder: StorageObserver, @unchecked Sendable {
         return names.values.contains(inode) || recorded.contains(where: { if case .name(.create(_, inode)) = $0 { true } else { false } }) ? inode : nil
     }
 
+    /// A file's identity: its inode number mixed with its device's, so that a file of another
+    /// file system with the same inode number is not taken for one of the directory's.
     static func inode(fd: Int32) -> UInt64 {
         var info = stat()
-        return fstat(fd, &info) == 0 ? UInt64(info.st_ino) : 0
+        return fstat(fd, &info) == 0 ? identity(info) : 0
     }
 
     static func inode(path: String) -> UInt64 {
         var info = stat()
-        return lstat(path, &info) == 0 ? UInt64(info.st_ino) : 0
+        return lstat(path, &info) == 0 ? identity(info) : 0
+    }
+
+    static func identity(_ info: stat) -> UInt64 {
+        UInt64(info.st_ino) ^ (UInt64(info.st_dev) &* 0x9E37_79B9_7F4A_7C15)
     }
 }
