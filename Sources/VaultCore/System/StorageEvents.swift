@@ -5,35 +5,8 @@ import Musl
 #endif
 import Synchronization
 
-/// A call that changes stored files, as `StorageEvents` reports it.
-package enum StorageChange: Sendable {
-    /// `bytes` written at `offset` of the open file `fd` (`pwrite`, or `write` at its position).
-    case write(fd: Int32, offset: Int, bytes: [UInt8])
-    case truncate(fd: Int32, length: Int)
-    /// `fsync` or `fdatasync` of a file: its data and size are durable.
-    case sync(fd: Int32)
-    /// `path` opened with `O_CREAT` as `fd` (new, or an existing file of that name).
-    case create(path: String, fd: Int32)
-    case rename(from: String, to: String)
-    case link(from: String, to: String)
-    case unlink(path: String)
-    /// `fsync` of a directory: the names in it (creations, renames, links, removals) are durable.
-    case syncDirectory(path: String)
-}
-
-/// Observes the calls that change stored files and may fail them. The seam the power-loss and
-/// fault-injection tests use, as SQLite's tests use their own VFS: `FileDescriptor` and
-/// `FileSystem` report each change to the observers added here, which record it or make it fail
-/// (an `Errno`, or a short write). None is added outside tests; a call then costs one atomic
-/// load.
-package protocol StorageObserver: AnyObject, Sendable {
-    /// Before a change: throws to fail it; for a write, may return fewer bytes than asked for,
-    /// which the call then writes (a short write; the caller loops and asks again).
-    func willChange(_ change: StorageChange) throws -> Int?
-    /// After a change took effect (a write: the bytes written).
-    func didChange(_ change: StorageChange)
-}
-
+/// Where `FileDescriptor` and `FileSystem` report the calls that change stored files: the
+/// observers tests add (`StorageObserver`).
 package enum StorageEvents {
     private static let installed = Atomic<Int>(0)
     private static let current = AdaptiveLock<[any StorageObserver]>([])

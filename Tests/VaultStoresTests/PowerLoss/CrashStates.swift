@@ -7,15 +7,6 @@
 ///   prefix in the order they were made, and all of them but one);
 /// - all of them with the last write torn (its first sectors only), or with its size but not
 ///   its data (zeros: the size reached the disk, the data blocks did not).
-struct CrashState {
-    /// Name to contents.
-    var files: [String: [UInt8]]
-    /// How many events had happened, and which acknowledgement was the last among them.
-    var cut: Int
-    var acknowledged: Int?
-    var variant: String
-}
-
 enum CrashStates {
     static let sector = 512
     /// Up to this many changes not yet durable, every subset of them is taken (2^n states).
