@@ -17,6 +17,9 @@ import VaultTestSupport
             process.executableURL = URL(fileURLWithPath: BuiltProducts.path("vaultd"))
             process.arguments = ["--socket", root + "/run/vault.sock"] + arguments
             process.environment = ["VAULT_FILE": root + "/data/vault.db", "VAULT_PASSPHRASE_FILE": root + "/pass", "VAULT_KDF_LOG2N": "14", "VAULT_BACKEND": "file", "PATH": "/usr/bin:/bin"]
+            // Not the test's own output: a vaultd left running by a test process that died (a
+            // sanitizer's report stops it at once) would hold it open, and `swift test` wait on it.
+            process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             // Until the socket accepts a connection (a loaded machine may take a while).

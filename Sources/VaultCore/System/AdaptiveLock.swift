@@ -13,10 +13,6 @@ import Glibc
 public final class AdaptiveLock<State>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var state: State
-    /// Gives a zero-sized `State` (`AdaptiveLock(())`) an address of its own inside the object:
-    /// as the last field it would sit at the object's end, the start of whatever the allocator
-    /// placed next, and the thread sanitizer would take that memory's accesses for a race.
-    private let padding: UInt8 = 0
 
     public init(_ state: State) {
         self.state = state
@@ -36,5 +32,24 @@ public final class AdaptiveLock<State>: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
+    }
+
+    /// Runs `body` holding the lock, without touching the state.
+    fileprivate func section<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+extension AdaptiveLock where State == Void {
+    /// A lock that guards a section, not a value.
+    public convenience init() { self.init(()) }
+
+    /// Runs `body` holding the lock. No value is passed: an access to a zero-sized stored value
+    /// has the address of whatever follows the object, which the thread sanitizer takes for a
+    /// race with that memory's own accesses.
+    public func withLock<R>(_ body: () throws -> R) rethrows -> R {
+        try section(body)
     }
 }

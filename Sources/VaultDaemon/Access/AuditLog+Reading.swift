@@ -50,7 +50,7 @@ extension AuditLog {
         // The generations are read while this process cannot rotate them (`reopening`): read
         // across a rotation, audit.log.1 would be read after it became audit.log.2, and a follower
         // would get newer records while the ones of the file it skipped were never read.
-        try reopening.withLock { _ in
+        try reopening.withLock {
             for generation in stride(from: keep, through: 0, by: -1) {
                 for line in (try contents(of: generation) ?? []).split(separator: 0x0A) {
                     guard let (entry, tag) = Self.open(line, key: key) else {

@@ -103,7 +103,7 @@ package final class AuditLog: Sendable {
     /// thread writing through a log another has just replaced keeps it open until its `write` is
     /// done: its record lands in the file that was audit.log, now audit.log.1, and is read there.
     private let held = AdaptiveLock<OpenLog?>(nil)
-    let reopening = AdaptiveLock(())
+    let reopening = AdaptiveLock()
 
     private final class OpenLog: Sendable {
         let fd: FileDescriptor
@@ -229,7 +229,7 @@ package final class AuditLog: Sendable {
 
     /// Raises `last` to the newest record already in the log, once.
     func seed(key: SecretBytes) {
-        reopening.withLock { _ in
+        reopening.withLock {
             guard !times.withLock({ $0.seeded }) else { return }
             let newest = newestTime(key: key)
             times.withLock { times in
@@ -249,7 +249,7 @@ package final class AuditLog: Sendable {
             let current = try FileStatus.of(path, followSymlinks: false)
             if let log = held.withLock({ $0 }), log.isFile(current), log.reserve(count, limit: maxBytes) { return (log, false) }
         }
-        return try reopening.withLock { _ in
+        return try reopening.withLock {
             // Set aside first, until the file is looked at: once `rearm` has drained the watch, a
             // request finds it quiet, and must then wait here rather than append to the log held,
             // which another vaultd may have rotated away meanwhile (`ChangeWatch`).

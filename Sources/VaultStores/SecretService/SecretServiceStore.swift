@@ -13,7 +13,7 @@ public final class SecretServiceStore: VaultStore {
     public let timeout: Double
     /// Serializes calls: libsecret's sync API is used from one thread at a time (so concurrent
     /// reads are safe, and take turns).
-    private let gate = AdaptiveLock(())
+    private let gate = AdaptiveLock()
 
     public init(timeout: Double = 5) {
         self.timeout = timeout
@@ -247,7 +247,7 @@ public final class SecretServiceStore: VaultStore {
     /// into vault errors. After a failure the connection is dropped, so a restarted provider is
     /// picked up by the next call.
     func withService<R>(_ body: (SecretServiceConnection) throws -> R) throws -> R {
-        try gate.withLock { _ in
+        try gate.withLock {
             do {
                 return try body(try SecretServiceConnection(timeout: timeout))
             } catch let error as SecretServiceError {
