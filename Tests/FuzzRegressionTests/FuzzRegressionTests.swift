@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultFuzzTargets
+import VaultTestSupport
 
 /// Every fuzz target's seed corpus and regressions (inputs a fuzzer once found a bug with),
 /// replayed as ordinary tests, oracles included: a regression traps or fails here before any
@@ -30,6 +31,15 @@ import VaultFuzzTargets
                 Issue.record("\(name)/\(file.lastPathComponent): \(error.description)")
             }
         }
+    }
+
+    /// `scripts/fuzz` finds its targets by reading the registry: it lists exactly these (a list
+    /// it could not read would fuzz nothing and pass).
+    @Test func theFuzzScriptListsEveryTarget() throws {
+        let script = Self.fuzz.deletingLastPathComponent().appendingPathComponent("scripts/fuzz").path
+        let listed = try ProcessRunner.run(["/bin/bash", script], environment: ProcessInfo.processInfo.environment)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.text.split(separator: "\n").map(String.init) == FuzzTargets.all.map(\.name))
     }
 
     @Test func everyFolderNamesATarget() throws {
