@@ -1,34 +1,22 @@
 import CGDBusShims
 
-/// One method call to vaultd's Secret Service objects (Properties' Get, GetAll and Set too), as
-/// GDBus checked it: the signature matches the introspection data. Answered exactly once, by
-/// `answer`, from any thread.
+/// One method call as GDBus delivered it: the request, and the invocation its reply goes to.
+/// Answered exactly once, by `answer`, from any thread.
 final class BusCall: @unchecked Sendable {
     // The invocation is consumed by the reply; `answered` guards against a second one.
     private let invocation: OpaquePointer
     private var answered = false
-    /// The caller's unique bus name (":1.42").
-    let sender: String
-    let path: String
-    let interface: String
-    let member: String
-    let parameters: BusVariant
-    /// Runs right after the answer is sent (a signal that must not arrive before the reply).
-    var afterAnswer: (@Sendable () -> Void)?
+    let request: BusRequest
 
     /// Takes over `invocation` (GDBus hands its ownership to the handler).
     init(taking invocation: OpaquePointer) {
         self.invocation = invocation
-        sender = g_dbus_method_invocation_get_sender(invocation).map { String(cString: $0) } ?? ""
-        path = String(cString: g_dbus_method_invocation_get_object_path(invocation))
-        interface = String(cString: g_dbus_method_invocation_get_interface_name(invocation))
-        member = String(cString: g_dbus_method_invocation_get_method_name(invocation))
-        parameters = BusVariant(retaining: g_dbus_method_invocation_get_parameters(invocation))
-    }
-
-    /// The parameter at `index` (GDBus checked the tuple's type, so it is there).
-    func argument(_ index: Int) -> BusVariant {
-        parameters.child(index)!
+        request = BusRequest(
+            sender: g_dbus_method_invocation_get_sender(invocation).map { String(cString: $0) } ?? "",
+            path: String(cString: g_dbus_method_invocation_get_object_path(invocation)),
+            interface: String(cString: g_dbus_method_invocation_get_interface_name(invocation)),
+            member: String(cString: g_dbus_method_invocation_get_method_name(invocation)),
+            parameters: BusVariant(retaining: g_dbus_method_invocation_get_parameters(invocation)))
     }
 
     /// Replies with `result`: the tuple of out-arguments (nil: none), or the error.

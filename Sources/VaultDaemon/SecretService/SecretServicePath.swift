@@ -19,6 +19,12 @@ enum SecretServicePath {
         path == collection || (path.hasPrefix(aliasPrefix) && aliases.contains(String(path.dropFirst(aliasPrefix.count))))
     }
 
+    /// Whether `path` is an object Lock and Unlock act on: the collection (under any of its
+    /// paths) or a well-formed item path.
+    static func isLockable(_ path: String) -> Bool {
+        isCollection(path) || key(ofItem: path) != nil
+    }
+
     static func item(_ key: ItemKey) -> String {
         collection + "/i" + hex(key.service) + "_" + hex(key.account)
     }

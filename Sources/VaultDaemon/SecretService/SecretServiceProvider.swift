@@ -13,75 +13,79 @@ import VaultProtocol
 /// when nobody else does, and serves the vault's items as one collection (`login`, also the
 /// `default` alias) to libsecret, secret-tool, Python secretstorage and keyring, and the rest.
 ///
+/// One type per exported object (`ServiceObject`, `CollectionObject`, `ItemObject`,
+/// `SessionObject`, `PromptObject`, `ProviderObject`), each calling the policy core
+/// (`ItemService`); the callers are known to `CallerRegistry`. This type owns the bus connection,
+/// admits calls, checks their caller and hands each to its object.
+///
 /// Threads: GDBus runs on a GMainContext of the provider's own, on a dedicated thread (never the
 /// Swift cooperative pool); every call is handed at once to `queue` (concurrent: a call waiting
 /// for the approver holds up no other), where the blocking store calls run and the answer is
 /// sent, so a slow store never stalls the bus connection.
-final class SecretServiceProvider: @unchecked Sendable {
+final class SecretServiceProvider: BusSignals, @unchecked Sendable {
     static let busName = "org.freedesktop.secrets"
     /// How long start-up waits for the bus (connecting and asking for the name).
     static let startTimeout = 10.0
-    /// Sessions one bus connection may hold, and all of them together.
-    static let sessionsPerCaller = 64
-    static let maxSessions = 4096
     /// Calls being answered for one bus connection, and for all of them together: each holds a
     /// thread of `queue` (one waiting for the approver, for up to --approval-timeout), so a
     /// connection pipelining calls cannot take them all; calls over either bound are answered
     /// at once with LimitsExceeded.
     static let callsPerCaller = 8
     static let maxCalls = 32
-    /// Object paths one Unlock, Lock or GetSecrets may name.
-    static let maxObjectsPerCall = 10_000
 
-    let store: ActiveStore
-    /// Every item operation's whole sequence (access, store, audit, change, use), shared with
-    /// the socket's dispatcher.
-    let items: ItemService
     let logger: Logger
     let queue = DispatchQueue(label: "vaultd.secret-service", attributes: .concurrent)
     // Set once by `start` before any call can arrive; read-only afterwards.
     private(set) var server: OpaquePointer?
-    let state = AdaptiveLock(State())
+    /// Calls received and not yet answered, by caller and in all.
+    private let inFlight = AdaptiveLock((byCaller: [String: Int](), total: 0))
+    private let nextObject = AdaptiveLock<UInt64>(0)
 
-    struct State {
-        var sessions: [String: SecretServiceSession] = [:]
-        /// What the bus reported for each caller still on the bus (unique names are never reused).
-        var callers: [String: SecretServiceCaller] = [:]
-        /// When each unique name still on the bus came onto it (CLOCK_BOOTTIME clock ticks), as the
-        /// bus announced it: a caller's process must have started by then (`SecretServiceCaller`).
-        var appeared: [String: Int64] = [:]
-        /// Callers whose credentials are being asked for: how many calls wait for them, and
-        /// whether the name left the bus meanwhile (then what the bus said is not kept).
-        var lookups: [String: (waiting: Int, vanished: Bool)] = [:]
-        var prompts: [String: PendingPrompt] = [:]
-        var nextObject: UInt64 = 0
-        /// Calls received and not yet answered, by caller and in all.
-        var callsInFlight: [String: Int] = [:]
-        var totalCallsInFlight = 0
-    }
-
-    /// Seconds a started prompt waits for the vault to be unlocked before it is dismissed.
-    let promptTimeout: Double
-    /// The vault file served, as vault.Provider's VaultFile tells another vaultd (whose
-    /// `migrate` must not take this provider for a store of its own when they share the file).
-    let vaultFile: String
+    let callers: CallerRegistry
+    let service: ServiceObject
+    let collection: CollectionObject
+    let item: ItemObject
+    let sessions: SessionObject
+    let prompts: PromptObject
+    let provider: ProviderObject
 
     /// What `status` and `doctor` say about the provider.
     let status: SecretServiceProviderStatus
-    /// Whether a caller may be bound by the bus's pid where the bus gives no ProcessFD (`SecretServiceCaller`).
-    let trustBusPIDs: Bool
+    private let signalSink: (any BusSignals)?
 
-    init(items: ItemService, logger: Logger, promptTimeout: Double, vaultFile: String, trustBusPIDs: Bool = false, status: SecretServiceProviderStatus) {
-        self.items = items
-        self.trustBusPIDs = trustBusPIDs
+    /// `askBus`: how callers are asked about (the provider's own bus connection unless a test
+    /// gives another); `promptTimeout`: seconds a started prompt waits for the vault to be
+    /// unlocked; `vaultFile`: the file served, as vault.Provider tells another vaultd;
+    /// `trustBusPIDs`: whether a caller may be bound by the bus's pid where the bus gives no
+    /// ProcessFD (`SecretServiceCaller`); `signals`: where signals go instead of the bus (a
+    /// test's recorder).
+    init(items: ItemService, logger: Logger, promptTimeout: Double, vaultFile: String, trustBusPIDs: Bool = false,
+         status: SecretServiceProviderStatus, askBus: CallerRegistry.AskBus? = nil, signals: (any BusSignals)? = nil) {
         self.status = status
-        store = items.store
-        self.vaultFile = vaultFile
+        signalSink = signals
         self.logger = logger
-        self.promptTimeout = promptTimeout
-                store.whenUnlocked { [weak self] in
+        let counter = nextObject
+        let newPath: @Sendable (String) -> String = { prefix in
+            prefix + Self.instance + "_" + String(counter.withLock { next in
+                next += 1
+                return next
+            })
+        }
+        // The objects are made before the provider is: they reach it (its bus connection, for
+        // signals and for asking who calls) through the relay, set once below.
+        let relay = Relay()
+        callers = CallerRegistry(askBus: askBus ?? { relay.provider?.askBus($0) ?? .failure(.failed("the provider is not connected")) },
+                                 status: status, trustBusPIDs: trustBusPIDs, logger: logger)
+        sessions = SessionObject(callers: callers, newPath: newPath)
+        prompts = PromptObject(store: items.store, callers: callers, signals: relay, queue: queue, timeout: promptTimeout, newPath: newPath)
+        collection = CollectionObject(items: items, callers: callers, sessions: sessions)
+        item = ItemObject(items: items, callers: callers, sessions: sessions)
+        service = ServiceObject(items: items, callers: callers, sessions: sessions, prompts: prompts, collection: collection, logger: logger)
+        provider = ProviderObject(vaultFile: vaultFile)
+        relay.provider = self
+        items.store.whenUnlocked { [weak self] in
             guard let self else { return }
-            queue.async { self.completeStartedPrompts() }
+            queue.async { self.prompts.completeStarted() }
         }
     }
 
@@ -173,17 +177,17 @@ final class SecretServiceProvider: @unchecked Sendable {
     /// On the bus thread: hand the call to `queue` at once, or refuse it at once when its
     /// caller, or everyone together, has as many calls in flight as allowed.
     private func received(_ call: BusCall) {
-        let sender = call.sender
-        let refusal = state.withLock { state -> BusError? in
-            let mine = state.callsInFlight[sender, default: 0]
+        let request = call.request, sender = request.sender
+        let refusal = inFlight.withLock { inFlight -> BusError? in
+            let mine = inFlight.byCaller[sender, default: 0]
             guard mine < Self.callsPerCaller else {
                 return .limitsExceeded("this connection has \(Self.callsPerCaller) calls to vaultd waiting for an answer already: wait for their answers before sending more")
             }
-            guard state.totalCallsInFlight < Self.maxCalls else {
+            guard inFlight.total < Self.maxCalls else {
                 return .limitsExceeded("vaultd is answering \(Self.maxCalls) Secret Service calls already: try again shortly")
             }
-            state.callsInFlight[sender] = mine + 1
-            state.totalCallsInFlight += 1
+            inFlight.byCaller[sender] = mine + 1
+            inFlight.total += 1
             return nil
         }
         if let refusal {
@@ -192,50 +196,42 @@ final class SecretServiceProvider: @unchecked Sendable {
         }
         queue.async { [self] in
             // One view of the vault file for the whole call, as for a socket request.
-            let result = items.serving(call.operation) { answer(call) }
+            let result = items.serving(request.operation) { answer(request) }
             // Released before the answer is sent: a caller that reads its answer and sends at
             // once must find the call gone (answering only queues the message on the bus thread).
-            state.withLock { state in
-                state.totalCallsInFlight -= 1
-                let left = state.callsInFlight[sender, default: 1] - 1
-                state.callsInFlight[sender] = left > 0 ? left : nil
+            inFlight.withLock { inFlight in
+                inFlight.total -= 1
+                let left = inFlight.byCaller[sender, default: 1] - 1
+                inFlight.byCaller[sender] = left > 0 ? left : nil
             }
-            call.answer(result)
-            call.afterAnswer?()
+            call.answer(result.map(\.value))
+            if case .success(let reply) = result { reply.afterAnswer?() }
         }
     }
+
+    private var items: ItemService { collection.items }
 
     /// On the bus thread: `name` came onto the bus now (announced before any call of it arrives).
     private func appeared(_ name: String) {
-        let now = vault_boot_ticks_now()
-        guard now >= 0 else { return }
-        state.withLock { $0.appeared[name] = now }
+        callers.appeared(name)
     }
 
     /// On the bus thread: `name` left the bus; its sessions, prompts and pidfd go with it.
-    private func vanished(_ name: String) {
-        state.withLock { state in
-            state.callers[name] = nil
-            state.appeared[name] = nil
-            state.lookups[name]?.vanished = true
-            state.sessions = state.sessions.filter { $0.value.owner != name }
-            state.prompts = state.prompts.filter { $0.value.owner != name }
-        }
+    func vanished(_ name: String) {
+        callers.vanished(name)
+        sessions.dropAll(of: name)
+        prompts.dropAll(of: name)
     }
 
-    /// On `queue`: the caller is checked, then the call goes to its object's handler.
-    func answer(_ call: BusCall) -> Result<BusValue?, BusError> {
+    /// The caller is checked, then the request goes to its object.
+    func answer(_ request: BusRequest) -> Result<BusReply, BusError> {
         do {
-            try checkCaller(call.sender)
-            if call.interface == "org.freedesktop.DBus.Properties" { return .success(try properties(call)) }
-            switch call.interface {
-            case "org.freedesktop.Secret.Service": return .success(try serviceMethod(call))
-            case "org.freedesktop.Secret.Collection": return .success(try collectionMethod(call))
-            case "org.freedesktop.Secret.Item": return .success(try itemMethod(call))
-            case "org.freedesktop.Secret.Session": return .success(try sessionMethod(call))
-            case "org.freedesktop.Secret.Prompt": return .success(try promptMethod(call))
-            default: throw BusError.notSupported("vaultd has no interface \(call.interface) here")
+            try callers.check(request.sender)
+            if request.interface == Self.propertiesInterface { return .success(BusReply(try properties(request))) }
+            guard let object = object(implementing: request.interface) else {
+                throw BusError.notSupported("vaultd has no interface \(request.interface) here")
             }
+            return .success(try object.answer(request))
         } catch let error as BusError {
             return .failure(error)
         } catch {
@@ -243,81 +239,90 @@ final class SecretServiceProvider: @unchecked Sendable {
         }
     }
 
-    /// Only the user vaultd runs as is served (the bus may admit others: a system-wide or TCP bus).
-    /// A caller's first call asks the bus who it is (and takes its pidfd, `SecretServiceCaller`).
-    private func checkCaller(_ sender: String) throws(BusError) {
-        if let caller = state.withLock({ $0.callers[sender] }) {
-            guard caller.uid == getuid() else { throw BusError.accessDenied("vaultd serves only uid \(getuid())") }
-            return
+    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+
+    /// The object type that implements `interface`.
+    private func object(implementing interface: String) -> (any BusObject)? {
+        switch interface {
+        case ServiceObject.interface: service
+        case CollectionObject.interface: collection
+        case ItemObject.interface: item
+        case SessionObject.interface: sessions
+        case PromptObject.interface: prompts
+        case ProviderObject.interface: provider
+        default: nil
         }
-        guard let server else { throw BusError.failed("the provider is not connected") }
-        // Registered before asking: a `vanished` from now on is seen below; one before it
-        // makes the bus answer that the name has no owner.
-        state.withLock { $0.lookups[sender, default: (0, false)].waiting += 1 }
+    }
+
+    /// org.freedesktop.DBus.Properties on every object: GDBus has checked that the property
+    /// exists on the object's interface, is readable or writable, and that a Set's value has its type.
+    private func properties(_ request: BusRequest) throws -> BusValue? {
+        let interface = request.argument(0).string ?? ""
+        let object = object(implementing: interface)
+        switch request.member {
+        case "Get":
+            let name = request.argument(1).string ?? ""
+            guard let value = try object?.properties(at: request.path).first(where: { $0.0 == name })?.1 else {
+                throw BusError.invalidArgs("no property \(name) on \(interface)")
+            }
+            return .tuple([.variant(value)])
+        case "GetAll":
+            let values = try object?.properties(at: request.path) ?? []
+            return .tuple([.dictionary(valueType: "v", values.map { ($0.0, .variant($0.1)) })])
+        case "Set":
+            guard let value = request.argument(2).unboxed else { throw BusError.invalidArgs("Set takes a variant") }
+            let name = request.argument(1).string ?? ""
+            guard let object else { throw BusError.notSupported("\(interface) has no property \(name) to set") }
+            try object.setProperty(name, to: value, at: request.path, by: request.sender)
+            return nil
+        default:
+            throw BusError.notSupported("no method \(request.member)")
+        }
+    }
+
+    /// Asks the bus who `sender` is (blocking, at most 5 s).
+    private func askBus(_ sender: String) -> Result<CallerRegistry.Credentials, BusError> {
+        guard let server else { return .failure(.failed("the provider is not connected")) }
         var uid: UInt32 = 0, pid: UInt32 = 0
         var hasPID: gboolean = 0
         var processFD: Int32 = -1
         var error: UnsafeMutablePointer<GError>?
-        let answered = vault_dbus_sender_credentials(server, sender, 5000, &uid, &pid, &hasPID, &processFD, &error) != 0
-        // The pidfd is taken at once, while the pid the bus reported is the caller's.
-        let appearedAt = state.withLock { $0.appeared[sender] }
-        if answered, hasPID != 0 { status.noteCallers(processFD: processFD >= 0, trustingPIDs: trustBusPIDs) }
-        let asked = answered ? SecretServiceCaller(uid: uid, pid: hasPID != 0 ? Int32(bitPattern: pid) : nil, processFD: processFD,
-                                                   appeared: trustBusPIDs ? appearedAt : nil) : nil
-        let caller = state.withLock { state -> SecretServiceCaller? in
-            let lookup = state.lookups[sender] ?? (1, false)
-            state.lookups[sender] = lookup.waiting > 1 ? (lookup.waiting - 1, lookup.vanished) : nil
-            // Kept only while the name is on the bus: `vanished` would never remove it.
-            guard let asked, !lookup.vanished else { return nil }
-            if let known = state.callers[sender] { return known }
-            state.callers[sender] = asked
-            return asked
+        guard vault_dbus_sender_credentials(server, sender, 5000, &uid, &pid, &hasPID, &processFD, &error) != 0 else {
+            return .failure(.accessDenied("vaultd could not learn who is calling: \(Self.message(taking: error))"))
         }
-        guard answered else { throw BusError.accessDenied("vaultd could not learn who is calling: \(Self.message(taking: error))") }
-        guard let caller else { throw BusError.failed("the caller left the bus") }
-        guard caller.uid == getuid() else {
-            logger.notice("refused a Secret Service call from uid \(caller.uid)\(hasPID != 0 ? " pid \(pid)" : ""): only uid \(getuid()) is served")
-            throw BusError.accessDenied("vaultd serves only uid \(getuid())")
-        }
-    }
-
-    /// Who `sender` is, as far as /proc tells while the pidfd taken at its first call shows the
-    /// process still runs (nothing once it has exited, or without a pid).
-    func identity(of sender: String) -> CallerIdentity {
-        state.withLock({ $0.callers[sender] })?.identify() ?? .unknown
+        return .success(CallerRegistry.Credentials(uid: uid, pid: hasPID != 0 ? Int32(bitPattern: pid) : nil, processFD: processFD))
     }
 
     /// This process's part of session and prompt paths: a client still holding one from a vaultd
     /// that was restarted finds it unknown, never another's.
     private static let instance = SecretServicePath.hex((try? SecureRandom.bytes(6)) ?? [])
 
-    /// A new object path under `prefix`, never used before by any vaultd.
-    func newPath(_ prefix: String) -> String {
-        prefix + Self.instance + "_" + String(state.withLock { state in
-            state.nextObject += 1
-            return state.nextObject
-        })
-    }
-
     /// The collection's signal for a change made through vault's socket. Only plain secrets are
     /// items over D-Bus; a deletion is announced whatever the kind was (it is gone either way).
     func announce(_ change: ItemChangeFeed.Change) {
+        let member: String
+        let key: ItemKey
         switch change {
-        case .created(let key, .secret) where !key.isReserved: emitCollectionSignal("ItemCreated", item: SecretServicePath.item(key))
-        case .changed(let key, .secret) where !key.isReserved: emitCollectionSignal("ItemChanged", item: SecretServicePath.item(key))
-        case .deleted(let key) where !key.isReserved: emitCollectionSignal("ItemDeleted", item: SecretServicePath.item(key))
-        default: break
+        case .created(let changed, .secret): (member, key) = ("ItemCreated", changed)
+        case .changed(let changed, .secret): (member, key) = ("ItemChanged", changed)
+        case .deleted(let changed): (member, key) = ("ItemDeleted", changed)
+        default: return
         }
+        guard !key.isReserved else { return }
+        emit(from: SecretServicePath.collection, interface: CollectionObject.interface, member, .tuple([.objectPath(SecretServicePath.item(key))]))
     }
 
-    /// Emits `member(o path)` from the collection (ItemCreated, ItemChanged, ItemDeleted).
-    func emitCollectionSignal(_ member: String, item: String) {
-        emit(from: SecretServicePath.collection, interface: "org.freedesktop.Secret.Collection", member, .tuple([.objectPath(item)]))
-    }
-
-    /// Emits the signal `member` of `interface` from `path` to `destination`, or to everyone.
-    func emit(from path: String, interface: String, _ member: String, _ arguments: BusValue, to destination: String? = nil) {
+    func emit(from path: String, interface: String, _ member: String, _ arguments: BusValue, to destination: String?) {
+        if let signalSink { return signalSink.emit(from: path, interface: interface, member, arguments, to: destination) }
         guard let server else { return }
         vault_dbus_emit(server, destination, path, interface, member, arguments.make())
+    }
+
+    /// The provider, for objects made before it was (set once, before any call arrives).
+    private final class Relay: BusSignals, @unchecked Sendable {
+        weak var provider: SecretServiceProvider?
+        func emit(from path: String, interface: String, _ member: String, _ arguments: BusValue, to destination: String?) {
+            provider?.emit(from: path, interface: interface, member, arguments, to: destination)
+        }
     }
 }

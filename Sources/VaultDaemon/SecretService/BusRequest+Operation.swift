@@ -1,6 +1,6 @@
 import VaultProtocol
 
-extension BusCall {
+extension BusRequest {
     /// The vault operation a Secret Service call performs, for its `OperationTraits` (auto-lock
     /// counts from calls that read or change items, as from socket requests that do).
     var operation: Operation {
