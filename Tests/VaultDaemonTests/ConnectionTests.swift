@@ -11,6 +11,7 @@ import VaultTestSupport
 /// trickles in cut at its deadline, and only idle connections evictable.
 @Suite struct ConnectionTests {
     let log = RecordingLogHandler()
+    let table = ConnectionTable(maxConnections: 8, perProcessLimit: 8)
 
     /// A connection served over a socketpair: the daemon's `Connection`, the client's end, and a
     /// semaphore signalled when the connection has closed.
@@ -27,9 +28,10 @@ import VaultTestSupport
             store: ActiveStore(store: InMemoryStore(), reason: "test"), catalog: StoreCatalog(configuration: configuration),
             socketPath: configuration.socketPath, logger: logger)
         let closed = DispatchSemaphore(value: 0)
+        guard case .admitted(let number, nil) = table.admit(daemonSide, pid: getpid()) else { preconditionFailure("admitted") }
         let connection = Connection(
-            number: 1, fd: daemonSide, peerPID: getpid(), dispatcher: dispatcher, logger: logger, events: RateLimitedLog(logger: logger),
-            idleTimeout: idleTimeout, requestTimeout: requestTimeout, busyPoll: busyPoll, slotChanges: SlotChanges())
+            number: number, fd: daemonSide, peerPID: getpid(), dispatcher: dispatcher, logger: logger, events: RateLimitedLog(logger: logger),
+            idleTimeout: idleTimeout, requestTimeout: requestTimeout, busyPoll: busyPoll, table: table)
         #expect(connection.start { closed.signal() })
         return (connection, clientSide, closed)
     }
@@ -213,7 +215,7 @@ import VaultTestSupport
         #expect(closed.wait(timeout: .now() + 10) == .success)
         #expect(Clock.monotonicSeconds() - start < 5)
         #expect(lines.count == 1 && lines[0].contains("within 1 s"), "\(lines)")
-        #expect(connection.idleSince == nil)
+        #expect(table.idleSince(connection.number) == nil)
     }
 
     @Test func onlyAnIdleConnectionCanBeEvicted() throws {
@@ -222,15 +224,15 @@ import VaultTestSupport
         // Half a request: mid-request, so it is not evicted.
         try clientSide.sendAll(Array(#"{"id":1,"op":"#.utf8))
         let deadline = Clock.monotonicSeconds() + 10
-        while connection.idleSince != nil && Clock.monotonicSeconds() < deadline { usleep(5_000) }
-        #expect(connection.idleSince == nil)
-        #expect(!connection.evictIfIdle())
+        while table.idleSince(connection.number) != nil && Clock.monotonicSeconds() < deadline { usleep(5_000) }
+        #expect(table.idleSince(connection.number) == nil)
+        #expect(!table.evictIfIdle(connection.number))
         // Finished and answered: idle again, and now it can be evicted.
         try clientSide.sendAll(Array("\"status\"}\n".utf8))
         var reply = [UInt8](repeating: 0, count: 4096)
         #expect(try reply.withUnsafeMutableBytes { try clientSide.read(into: $0) } > 0)
-        while connection.idleSince == nil && Clock.monotonicSeconds() < deadline { usleep(5_000) }
-        #expect(connection.evictIfIdle())
+        while table.idleSince(connection.number) == nil && Clock.monotonicSeconds() < deadline { usleep(5_000) }
+        #expect(table.evictIfIdle(connection.number))
         #expect(try receiveAll(clientSide).isEmpty)
         #expect(closed.wait(timeout: .now() + 10) == .success)
     }
@@ -270,7 +272,7 @@ extension ConnectionTests {
         let (busyPoll, connection, clientSide, closed) = connectWithSpinning()
         defer { clientSide.close() }
         #expect(try startSpinning(clientSide, busyPoll))
-        #expect(connection.idleSince != nil)
+        #expect(table.idleSince(connection.number) != nil)
         for id in 3...20 { #expect(try roundTrip(clientSide, id: id).contains("\"id\":\(id),\"ok\":true")) }
         // Each of those found a thread spinning, not asleep.
         #expect(busyPoll.caught >= 18, "\(busyPoll.caught) of 18 requests found the connection spinning")
@@ -285,7 +287,7 @@ extension ConnectionTests {
         let (busyPoll, connection, clientSide, closed) = connectWithSpinning()
         defer { clientSide.close() }
         #expect(try startSpinning(clientSide, busyPoll))
-        #expect(connection.evictIfIdle())
+        #expect(table.evictIfIdle(connection.number))
         #expect(try receiveAll(clientSide).isEmpty)
         #expect(closed.wait(timeout: .now() + 10) == .success)
         // No longer counted at work: spinning stays possible for the connections left.
@@ -296,7 +298,7 @@ extension ConnectionTests {
         let (busyPoll, connection, clientSide, closed) = connectWithSpinning()
         defer { clientSide.close() }
         #expect(try startSpinning(clientSide, busyPoll))
-        connection.stopReading()
+        table.stopReading()
         #expect(closed.wait(timeout: .now() + 10) == .success)
         #expect(busyPoll.activeThreads == 0)
     }
@@ -307,7 +309,7 @@ extension ConnectionTests {
         defer { clientSide.close() }
         #expect(try roundTrip(clientSide, id: 1).contains(#""id":1"#))
         let deadline = Clock.monotonicSeconds() + 10
-        while connection.idleSince == nil && Clock.monotonicSeconds() < deadline { usleep(1_000) }
+        while table.idleSince(connection.number) == nil && Clock.monotonicSeconds() < deadline { usleep(1_000) }
         // Idle (so past the point where it would spin) and asleep: the spin would show within its
         // first turn; give it many.
         usleep(50_000)

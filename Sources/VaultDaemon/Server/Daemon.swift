@@ -18,18 +18,12 @@ public final class Daemon: @unchecked Sendable {
     let store: ActiveStore
     let dispatcher: RequestDispatcher
     private let acceptQueue = DispatchQueue(label: "vaultd.accept")
-    private let connections = AdaptiveLock<[Int: Connection]>([:])
+    private let connections: ConnectionTable
     private let inFlight = DispatchGroup()
     private let busyPoll = BusyPoll(budget: BusyPoll.defaultBudget)
-    /// Connections settling into idle or closing, for an admission that waits on one.
-    private let slotChanges = SlotChanges()
-    /// How long an admission waits for a settling connection before it refuses: settling takes
-    /// microseconds; this bounds it when the machine is loaded.
-    static let settleWait = 0.1
     private var acceptSource: DispatchSourceRead?
     private var timers: [DispatchSourceTimer] = []
     private var signalSources: [DispatchSourceSignal] = []
-    private var nextConnection = 0
     private let ownUID = getuid()
     private let notifier: ServiceNotifier
     /// Refusals, evictions and accept failures: summarized, since any local client can cause them.
@@ -46,6 +40,7 @@ public final class Daemon: @unchecked Sendable {
         dispatcher = RequestDispatcher(store: store, catalog: catalog, socketPath: configuration.socketPath, logger: logger)
         notifier = ServiceNotifier(environment: configuration.environment)
         events = RateLimitedLog(logger: logger)
+        connections = ConnectionTable(maxConnections: configuration.maxConnections, perProcessLimit: configuration.connectionsPerProcessLimit)
     }
 
     /// Binds (or adopts systemd's socket), unlocks with a non-interactive passphrase source, and
@@ -139,8 +134,9 @@ public final class Daemon: @unchecked Sendable {
 
     private static let acceptPause = 0.2
 
-    /// Checks a new connection's peer and makes room for it: the per-process cap first, then the
-    /// overall cap, which closes the longest-idle connection (never one mid-request) or refuses.
+    /// Checks a new connection's peer and admits it (`ConnectionTable`: the per-process cap first,
+    /// then the overall cap, which closes the longest-idle connection, never one mid-request, or
+    /// refuses), then gives it its thread.
     private func admit(_ client: FileDescriptor) {
         var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
         guard vault_peer_credentials(client.rawValue, &pid, &uid, &gid) == 0 else {
@@ -153,110 +149,39 @@ public final class Daemon: @unchecked Sendable {
             client.close()
             return
         }
-        let (open, fromPeer) = connections.withLock { connections in
-            (connections.count, connections.values.count { $0.peerPID == pid })
-        }
-        let perProcess = configuration.connectionsPerProcessLimit
-        if fromPeer >= perProcess {
+        let number: Int
+        switch connections.admit(client, pid: pid) {
+        case .overProcessShare(let open):
             events.record(
-                "connections refused: one process over \(perProcess)",
-                detail: "refused connection from pid \(pid): it has \(fromPeer) open, the limit for one process")
-            refuse(client, "this process has \(fromPeer) connections to vaultd open, the limit for one process; close some")
+                "connections refused: one process over \(connections.perProcessLimit)",
+                detail: "refused connection from pid \(pid): it has \(open) open, the limit for one process")
+            refuse(client, "this process has \(open) connections to vaultd open, the limit for one process; close some")
             return
-        }
-        if open >= configuration.maxConnections {
-            switch makeRoom() {
-            case .evicted(let evicted):
+        case .full(let open):
+            events.record(
+                "connections refused: all \(connections.maxConnections) busy",
+                detail: "refused connection from pid \(pid): \(open) connections open (the limit), none idle")
+            refuse(client, "vaultd has \(open) connections open, its limit, and none is idle; try again shortly")
+            return
+        case .admitted(let admitted, let evicted):
+            number = admitted
+            if let evicted {
                 events.record(
                     "idle connections closed to admit new ones",
-                    detail: "closed idle connection \(evicted.number) (pid \(evicted.peerPID)) to admit one from pid \(pid): \(open) connections open, the limit")
-            case .free:
-                break
-            case nil:
-                let opened = connections.withLock { $0.count }
-                events.record(
-                    "connections refused: all \(configuration.maxConnections) busy",
-                    detail: "refused connection from pid \(pid): \(opened) connections open (the limit), none idle")
-                refuse(client, "vaultd has \(opened) connections open, its limit, and none is idle; try again shortly")
-                return
+                    detail: "closed idle connection \(evicted.number) (pid \(evicted.pid)) to admit one from pid \(pid): \(connections.maxConnections) connections open, the limit")
             }
         }
-        nextConnection += 1
-        let number = nextConnection
         let connection = Connection(
             number: number, fd: client, peerPID: pid, dispatcher: dispatcher, logger: logger, events: events,
             idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout, busyPoll: busyPoll,
-            slotChanges: slotChanges)
-        connections.withLock { $0[number] = connection }
+            table: connections)
         inFlight.enter()
-        let started = connection.start { [self] in
-            connections.withLock { _ = $0.removeValue(forKey: number) }
-            slotChanges.changed()
-            inFlight.leave()
-        }
+        let started = connection.start { [self] in inFlight.leave() }
         if !started {
             logger.error("could not start a thread for connection \(number) from pid \(pid); closing it")
-            connections.withLock { _ = $0.removeValue(forKey: number) }
             inFlight.leave()
             connection.abandon()
         }
-    }
-
-    /// How an admission to a full table got its slot.
-    private enum Room {
-        /// The connection idle the longest was closed.
-        case evicted(Connection)
-        /// A connection settling (`Connection.isSettling`) left the table meanwhile.
-        case free
-    }
-
-    /// A slot in the full table: the longest-idle connection's; else, while some connection is
-    /// settling (its client may have read its answer and closed, to connect again at once), the
-    /// one it gives up within `settleWait`; else nil: every connection is in a request.
-    private func makeRoom() -> Room? {
-        enum Outcome {
-            case room(Room)
-            case refuse
-        }
-        let outcome = slotChanges.wait(seconds: Self.settleWait) { () -> Outcome? in
-            // The table is looked at in several steps while connections move on: one seen busy
-            // may have become idle (after the eviction was tried), one seen idle may have closed
-            // (leaving nothing to evict). Each such move is a `changed()`: while one came during
-            // the look, look again instead of refusing on what was seen in passing. (Looked at
-            // once, 1 to 4 newcomers in 600 reconnections were refused with every earlier client
-            // gone, aClosedConnectionNeverCausesARefusal.)
-            for _ in 0..<8 {
-                let before = slotChanges.count
-                let (open, settling) = tableState()
-                if open < configuration.maxConnections { return .room(.free) }
-                if let evicted = evictLongestIdle() { return .room(.evicted(evicted)) }
-                let (openAfter, settlingAfter) = tableState()
-                if openAfter < configuration.maxConnections { return .room(.free) }
-                // Something settling: its slot frees within microseconds, worth a wait.
-                if settling || settlingAfter { return nil }
-                if slotChanges.count == before { return .refuse }
-            }
-            return nil
-        }
-        if case .room(let room)? = outcome { return room }
-        return nil
-    }
-
-    /// How many connections are open, and whether one is settling (`Connection.isSettling`).
-    private func tableState() -> (open: Int, settling: Bool) {
-        connections.withLock { connections in (connections.count, connections.values.contains { $0.isSettling }) }
-    }
-
-    /// Closes the connection idle the longest and stops counting it (its thread ends at once).
-    private func evictLongestIdle() -> Connection? {
-        let candidates = connections.withLock { connections in
-            connections.values.compactMap { connection in connection.idleSince.map { (connection, $0) } }
-        }
-        for (connection, _) in candidates.sorted(by: { $0.1 < $1.1 }) where connection.evictIfIdle() {
-            connections.withLock { _ = $0.removeValue(forKey: connection.number) }
-            return connection
-        }
-        return nil
     }
 
     private func refuse(_ client: FileDescriptor, _ message: String) {
@@ -306,7 +231,7 @@ public final class Daemon: @unchecked Sendable {
         acceptSource?.cancel()
         listener.close()
         for timer in timers { timer.cancel() }
-        for connection in connections.withLock({ Array($0.values) }) { connection.stopReading() }
+        connections.stopReading()
         if inFlight.wait(timeout: .now() + 10) == .timedOut {
             logger.warning("some connections did not finish within 10 s")
         }
