@@ -16,6 +16,7 @@ let package = Package(
     name: "vault",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "VaultSystem", targets: ["VaultSystem"]),
         .library(name: "VaultCore", targets: ["VaultCore"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "VaultStores", targets: ["VaultStores"]),
@@ -61,40 +62,45 @@ let package = Package(
         // a constant-time comparison for SecretBytes.
         .target(name: "CVaultShims"),
 
-        // Item model, errors, the store protocol, secret bytes, the syscall wrappers; no libcrypto,
-        // so that clients (vaultctl, the credential helpers, VaultClient) do not load it.
-        .target(name: "VaultCore", dependencies: ["CVaultShims"]),
+        // Thin typed wrappers over system calls (the swift-system shape): descriptors, errno with
+        // the one EINTR retry, file status, Unix sockets, private directories, inotify watches,
+        // threads, locks, randomness, and the storage-event seam the power-loss tests use.
+        .target(name: "VaultSystem", dependencies: ["CVaultShims"]),
+
+        // The domain: items, errors, the store protocol, secret bytes, sessions' settings; no
+        // libcrypto, so that clients (vaultctl, the credential helpers, VaultClient) do not load it.
+        .target(name: "VaultCore", dependencies: ["VaultSystem", "CVaultShims"]),
 
         // OpenSSL's libcrypto: AES-GCM, scrypt, SHA-256, random keys; the Secret Service's DH,
         // HKDF and AES-CBC. Only the daemon's side (VaultStores, VaultDaemon) imports it.
-        .target(name: "VaultCrypto", dependencies: ["VaultCore", "COpenSSL"]),
+        .target(name: "VaultCrypto", dependencies: ["VaultSystem", "VaultCore", "COpenSSL"]),
 
         // One folder per backend: InMemory/, EncryptedFile/, SecretService/.
-        .target(name: "VaultStores", dependencies: ["VaultCore", "VaultCrypto", "CLibSecret"]),
+        .target(name: "VaultStores", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "CLibSecret"]),
 
         // The wire format shared by daemon and clients (docs/protocol.md).
-        .target(name: "VaultProtocol", dependencies: ["VaultCore"]),
+        .target(name: "VaultProtocol", dependencies: ["VaultSystem", "VaultCore"]),
 
         // Sign-in sessions: token endpoint client (libcurl, through CCurlShims), single-flight refresh.
-        .target(name: "VaultTokens", dependencies: ["VaultCore", "CCurlShims"]),
+        .target(name: "VaultTokens", dependencies: ["VaultSystem", "VaultCore", "CCurlShims"]),
 
         // The daemon: listener, connections, dispatcher.
-        .target(name: "VaultDaemon", dependencies: ["VaultCore", "VaultCrypto", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims", "CGDBusShims"]),
+        .target(name: "VaultDaemon", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims", "CGDBusShims"]),
 
         // The library other programs (and vaultctl) use to talk to vaultd.
-        .target(name: "VaultClient", dependencies: ["VaultCore", "VaultProtocol", "CVaultShims"]),
+        .target(name: "VaultClient", dependencies: ["VaultSystem", "VaultCore", "VaultProtocol", "CVaultShims"]),
         // URLRequest and URLSession: FoundationNetworking (and libcurl) only for programs that use it.
         .target(name: "VaultTokenSource", dependencies: ["VaultClient"]),
 
         // vaultctl's command table (CommandLine/): every command declared once; the parser, the
         // help text and the shell completions are derived from it.
-        .target(name: "VaultCLI", dependencies: ["VaultClient", "VaultCore", "CVaultShims"]),
+        .target(name: "VaultCLI", dependencies: ["VaultSystem", "VaultClient", "VaultCore", "CVaultShims"]),
 
         // The credential helpers git and Docker run (Git/, Docker/), over VaultClient.
-        .target(name: "VaultHelpers", dependencies: ["VaultClient", "VaultCore"]),
+        .target(name: "VaultHelpers", dependencies: ["VaultSystem", "VaultClient", "VaultCore"]),
 
         // Thin executables: parse arguments, call the libraries.
-        .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore"]),
+        .executableTarget(name: "vaultd", dependencies: ["VaultDaemon", "VaultCore", "VaultSystem"]),
         .executableTarget(name: "vaultctl", dependencies: ["VaultCLI"], linkerSettings: staticClient),
         .executableTarget(name: "git-credential-vault", dependencies: ["VaultHelpers"], linkerSettings: staticClient),
         .executableTarget(name: "docker-credential-vault", dependencies: ["VaultHelpers"], linkerSettings: staticClient),
@@ -104,7 +110,7 @@ let package = Package(
         // Benchmark: the daemon's request round trip (scripts/bench runs it).
         .executableTarget(
             name: "vault-bench",
-            dependencies: ["VaultClient", "VaultCore"],
+            dependencies: ["VaultClient", "VaultCore", "VaultSystem"],
             path: "Benchmarks/vault-bench"
         ),
 
@@ -113,7 +119,7 @@ let package = Package(
         // corpora and regressions are replayed by FuzzRegressionTests in every test run.
         .target(
             name: "VaultFuzzTargets",
-            dependencies: ["VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens", "CGDBusShims"],
+            dependencies: ["VaultSystem", "VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens", "CGDBusShims"],
             path: "Fuzz/Targets"
         ),
         .executableTarget(name: "vault-fuzz", dependencies: ["VaultFuzzTargets"], path: "Fuzz/vault-fuzz"),
@@ -122,7 +128,7 @@ let package = Package(
         // (crash safety, concurrent writers, full disks).
         .executableTarget(
             name: "vault-store-tool",
-            dependencies: ["VaultCore", "VaultCrypto", "VaultStores"],
+            dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores"],
             path: "Tests/Helpers/vault-store-tool"
         ),
 
@@ -134,24 +140,25 @@ let package = Package(
         ),
 
         // What several test targets share: temporary directories, the built products.
-        .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
+        .target(name: "VaultTestSupport", dependencies: ["VaultCore", "VaultSystem"], path: "Tests/VaultTestSupport"),
 
-        .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
+        .testTarget(name: "VaultSystemTests", dependencies: ["VaultSystem"]),
+        .testTarget(name: "VaultCoreTests", dependencies: ["VaultSystem", "VaultCore"]),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "VaultCore"]),
         // The daemon in-process: the dispatcher over the in-memory store, configuration parsing, a connection.
-        .testTarget(name: "VaultDaemonTests", dependencies: ["VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultCrypto", "VaultTestSupport"]),
-        .testTarget(name: "VaultStoresTests", dependencies: ["VaultCore", "VaultCrypto", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
+        .testTarget(name: "VaultDaemonTests", dependencies: ["VaultSystem", "VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultCrypto", "VaultTestSupport"]),
+        .testTarget(name: "VaultStoresTests", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["VaultFuzzTargets", "VaultTestSupport"]),
-        .testTarget(name: "VaultProtocolTests", dependencies: ["VaultProtocol", "VaultCore"]),
-        .testTarget(name: "VaultCLITests", dependencies: ["VaultCLI", "VaultClient", "VaultCore"]),
-        .testTarget(name: "VaultClientTests", dependencies: ["VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),
+        .testTarget(name: "VaultProtocolTests", dependencies: ["VaultSystem", "VaultProtocol", "VaultCore"]),
+        .testTarget(name: "VaultCLITests", dependencies: ["VaultSystem", "VaultCLI", "VaultClient", "VaultCore"]),
+        .testTarget(name: "VaultClientTests", dependencies: ["VaultSystem", "VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
-        .testTarget(name: "VaultTokensTests", dependencies: ["VaultTokens", "VaultCore"]),
+        .testTarget(name: "VaultTokensTests", dependencies: ["VaultSystem", "VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
         // The static clients (vaultctl, the credential helpers) are not dependencies: a test target
         // is linked with its executable dependencies' linker settings, and a test bundle cannot be a
         // static executable. `swift build --build-tests` builds them with everything else.
-        .testTarget(name: "EndToEndTests", dependencies: ["vaultd", "vault-store-tool", "vault-auth-storage-tool", "VaultClient", "VaultTokenSource", "VaultCore", "VaultTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VaultSystem", "vaultd", "vault-store-tool", "vault-auth-storage-tool", "VaultClient", "VaultTokenSource", "VaultCore", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

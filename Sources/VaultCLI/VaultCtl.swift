@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// vaultctl: parses the command line with the command table, runs the command's handler on a
 /// `VaultConnection`, and turns every failure into its message and exit code.

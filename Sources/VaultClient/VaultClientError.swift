@@ -1,4 +1,5 @@
 import VaultCore
+import VaultSystem
 
 /// Every error a VaultClient call throws: from vaultd, or from reaching it. `code` mirrors the
 /// protocol's error codes (docs/protocol.md); failures to connect use `.unavailable`; a code this

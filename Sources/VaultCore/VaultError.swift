@@ -1,3 +1,5 @@
+import VaultSystem
+
 /// Every failure the vault reports. Each case says what happened and what to do, maps to a stable
 /// wire code (`code`) and never carries a secret: only names, paths and counts.
 public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import COpenSSL
 import VaultCore
+import VaultSystem
 
 /// SHA-256 through OpenSSL's EVP digest API.
 public enum SHA256 {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// A helper's standard input, read whole before anything is parsed: at most `limit` bytes (more
 /// is refused, not truncated), straight into one buffer that is wiped after the copy into

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultSystem
 
 /// Writes a helper's answer. The buffer may hold a secret, so it is wiped after the write; a
 /// reader that went away (EPIPE: SIGPIPE is ignored) is not an error worth reporting.

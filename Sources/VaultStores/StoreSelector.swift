@@ -1,4 +1,5 @@
 import VaultCore
+import VaultSystem
 
 /// Chooses the store: the Secret Service when asked for, or when `auto` finds a session bus whose
 /// Secret Service answers and has a default collection; the encrypted file store otherwise.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// `RefreshLock` on a lock file next to the store (`<vault>.refresh.lock` for the file store):
 /// one byte per session, at an offset from a stable hash of its key, locked with an

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// The wall clock session decisions are made by (is a token expired, due for refresh, just
 /// refreshed), in Unix seconds. In debug builds only, which the tests run,

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// Starts, ends, imports and describes sign-in sessions on top of load/save/delete closures, the
 /// way `SessionRefresher` keeps them fresh; the provider-specific work is `ProviderRegistry`'s.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// Hands out valid access tokens, refreshing sessions through their refresh token when they are
 /// about to expire. One refresh per session at a time: concurrent callers in this process wait

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultCore
 import VaultTestSupport
+import VaultSystem
 
 /// Per-item access rules, the approver on a terminal and the audit log, with the built binaries:
 /// copies of vaultctl at different paths play different programs, python3 runs scripts.

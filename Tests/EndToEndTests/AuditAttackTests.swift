@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultSystem
 
 /// Attack 7 of issue 30 with the built binaries: a program of the user (an ordinary uid,
 /// `UnprivilegedUser`) rolls `audit.log` back, deletes a line or replays one; `vaultctl audit` says what and exits non-zero, with vaultd

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultSystem
 
 /// Attack 3 of issue 30 as an ordinary program of the user makes it, on a private bus with the
 /// bus, vaultd and the attacker all one ordinary uid (`UnprivilegedUser`): a bus connection whose

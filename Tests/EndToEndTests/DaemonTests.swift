@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultSystem
 
 /// vaultd's socket, protocol handling, limits and lifecycle.
 @Suite struct DaemonTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultSystem
 
 /// docker-credential-vault through docker-py's `docker.credentials.Store("vault")` (the real
 /// client: it finds the helper on PATH), and hostile input fed to the helper directly.

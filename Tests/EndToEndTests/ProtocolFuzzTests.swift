@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// A bounded protocol fuzzer against the built vaultd: valid requests of every operation, mutated
 /// (bytes flipped, inserted, deleted; values swapped for other JSON types, huge numbers, deep

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultSystem
 
 /// What a user chose survives a restart, and what stops vaultd from starting is said at once
 /// (issue 12, items 4 to 6). The quick start across a restart is checked by

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCore
+import VaultSystem
 
 /// vaultctl read, run and inject against the real vaultd (and, for sessions, the OAuth fixture).
 @Suite struct SecretReferenceCommandTests {

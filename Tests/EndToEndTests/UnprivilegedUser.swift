@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultCore
 import VaultTestSupport
+import VaultSystem
 
 /// The user an attack test plays: an ordinary uid, never root. Run as root (CI), a harness made
 /// with `VaultHarness(unprivileged: true)` runs vaultd, vaultctl, the attacker and the person's

@@ -1,5 +1,6 @@
 import Foundation
 import VaultCore
+import VaultSystem
 @_exported import VaultTestSupport
 
 /// A private world for the built vaultd and vaultctl: temporary XDG_RUNTIME_DIR and

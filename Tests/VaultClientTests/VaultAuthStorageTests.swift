@@ -3,6 +3,7 @@ import Testing
 import VaultClient
 import VaultCore
 import VaultTestSupport
+import VaultSystem
 
 /// supabase-swift's `AuthLocalStorage` (Sources/Auth/Storage/AuthLocalStorage.swift), declared
 /// identically: `VaultAuthStorage` must conform with an empty extension.

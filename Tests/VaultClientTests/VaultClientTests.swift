@@ -3,6 +3,7 @@ import Testing
 import VaultClient
 import VaultCore
 import VaultTestSupport
+import VaultSystem
 
 /// The async library API against a real vaultd (the built binary, in a private directory).
 @Suite struct VaultClientTests {

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import VaultCore
 @testable import VaultCrypto
+import VaultSystem
 
 /// Serialized: one test advances the process-wide generation, which another checks.
 @Suite(.serialized) struct NoncePoolTests {

@@ -6,6 +6,7 @@ import VaultCore
 import VaultProtocol
 import VaultStores
 import VaultTestSupport
+import VaultSystem
 
 /// The access rules and the audit key are cached between requests (`StoreCache`): each way they
 /// can change must make the very next request see the change. In-process requests come from no

@@ -7,6 +7,7 @@ import VaultCrypto
 import VaultProtocol
 import VaultStores
 import VaultTestSupport
+import VaultSystem
 
 /// Who may approve, in-process: only a connection that proved the approval secret, only for the
 /// request it was handed, never for its own process or an ancestor, by ids nobody can guess.

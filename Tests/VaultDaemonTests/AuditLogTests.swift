@@ -6,6 +6,7 @@ import VaultCrypto
 import VaultProtocol
 import VaultTestSupport
 @testable import VaultDaemon
+import VaultSystem
 
 /// The audit log's file: sealed lines, rotation by size, and damage that costs one record.
 @Suite struct AuditLogTests {

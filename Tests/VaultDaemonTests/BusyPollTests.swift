@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @testable import VaultDaemon
 import VaultCore
+import VaultSystem
 
 /// `BusyPoll.spin` on a socketpair: it ends when the socket becomes readable (bytes or a hang-up),
 /// at its budget when nothing comes, at once when spinning is off, and as soon as more threads are

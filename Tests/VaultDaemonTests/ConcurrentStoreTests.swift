@@ -6,6 +6,7 @@ import VaultCore
 import VaultProtocol
 import VaultStores
 import VaultTestSupport
+import VaultSystem
 
 /// ActiveStore's readers-writer scheme through the dispatcher, with real threads: reads run side
 /// by side, writes alone, and every answer is one a serial order would give, also while the

@@ -5,6 +5,7 @@ import Dispatch
 import Testing
 @testable import VaultDaemon
 import VaultCore
+import VaultSystem
 
 /// Admission, eviction and settling in one table: one process's share, the longest-idle closed
 /// for a newcomer (never one in a request, nor one whose request bytes wait unread), a settling

@@ -5,6 +5,7 @@ import VaultCore
 import VaultProtocol
 import VaultStores
 import VaultTestSupport
+import VaultSystem
 
 /// One connection over a socketpair: pipelined requests answered in order, blank lines ignored,
 /// an oversized line refused before it is parsed and the connection closed, a request line that

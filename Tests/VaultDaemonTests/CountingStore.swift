@@ -1,6 +1,7 @@
 import Synchronization
 import VaultCore
 import VaultStores
+import VaultSystem
 
 /// An in-memory store that counts reads of each item: for tests that show a secret was not
 /// read (decrypted, on the file store) before the caller was allowed to have it.

@@ -3,6 +3,7 @@ import Testing
 @testable import VaultDaemon
 import VaultCore
 import VaultTestSupport
+import VaultSystem
 
 /// A program's file rewritten in place with the same size and its modification time put back
 /// (what `touch -d` does) must not pass for the file that was hashed or judged before.

@@ -6,6 +6,7 @@ import VaultCore
 import VaultProtocol
 import VaultStores
 import VaultTestSupport
+import VaultSystem
 
 /// The policy every door applies (`ItemService`), stated once and run for both doors' scopes:
 /// the socket's (every kind of item) and the Secret Service's (plain secrets only). Callers are

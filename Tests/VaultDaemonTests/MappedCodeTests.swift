@@ -3,6 +3,7 @@ import Testing
 import VaultCore
 import VaultTestSupport
 @testable import VaultDaemon
+import VaultSystem
 
 /// What counts as code a caller's user can change (`MappedCode`), judged on real files: lines in
 /// the form of /proc/PID/maps, naming files this test made or the system's.

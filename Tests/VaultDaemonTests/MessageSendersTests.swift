@@ -6,6 +6,7 @@ import Foundation
 import Testing
 @testable import VaultDaemon
 import VaultCore
+import VaultSystem
 
 /// Who sent a request line, in-process: the state a connection keeps (`MessageSenders`), and
 /// the kernel's answers on a socket pair, with a pidfd per message (Linux 6.5+) and without one

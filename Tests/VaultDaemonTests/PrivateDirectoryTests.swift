@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultCore
 import VaultTestSupport
+import VaultSystem
 
 /// `PrivateDirectory`: the check daemon and clients make of the socket's directory, and the
 /// directories above it, without following symbolic links. The tests run as root, so other

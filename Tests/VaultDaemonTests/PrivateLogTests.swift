@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultCore
 import VaultTestSupport
+import VaultSystem
 
 /// `FileDescriptor.openPrivateLog`, which opens vaultd's `--log-file` and the autostart log:
 /// never through a link, never blocking on a FIFO, a regular file of the user's with mode 0600.

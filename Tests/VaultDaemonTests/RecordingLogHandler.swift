@@ -1,6 +1,7 @@
 import VaultCore
 import Synchronization
 import VaultDaemon
+import VaultSystem
 
 /// A log handler that keeps every line, so tests can check what vaultd logs (and that no secret
 /// is among it).

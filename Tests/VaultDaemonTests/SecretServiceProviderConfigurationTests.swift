@@ -2,6 +2,7 @@ import Testing
 import VaultCore
 import VaultDaemon
 import VaultTestSupport
+import VaultSystem
 
 /// `--secret-service-provider`, `VAULT_SECRET_SERVICE_PROVIDER` and the prompt time-out.
 @Suite struct SecretServiceProviderConfigurationTests {

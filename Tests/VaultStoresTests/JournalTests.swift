@@ -3,6 +3,7 @@ import Testing
 import VaultCore
 import VaultCrypto
 @testable import VaultStores
+import VaultSystem
 
 /// The journal (docs/file-format.md, "Journal entries"): a write appends one entry; a torn last
 /// entry is the earlier state and the next write cuts it; any other damage, and any entry removed

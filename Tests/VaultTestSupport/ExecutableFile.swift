@@ -1,5 +1,6 @@
 import Foundation
 import VaultCore
+import VaultSystem
 
 /// Programs and scripts for tests to run, written through a close-on-exec descriptor.
 ///

@@ -2,6 +2,7 @@ import VaultCore
 import Foundation
 import Synchronization
 @testable import VaultTokens
+import VaultSystem
 
 /// A scripted `HTTPTransport`: answers in order (the last one repeats), records every request,
 /// optionally waits before answering so concurrent callers overlap.

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VaultCore
 @testable import VaultTokens
+import VaultSystem
 
 /// What a refresh does when others act on the same session meanwhile (compare-and-swap, the lock
 /// shared by refreshers of one store), and its limits: no refresh storms, a total time budget.

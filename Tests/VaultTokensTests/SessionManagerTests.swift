@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VaultCore
 @testable import VaultTokens
+import VaultSystem
 
 /// SessionManager on in-memory closures: where sessions are stored, what logout keeps, and that
 /// describe reads a session only when its item changed.

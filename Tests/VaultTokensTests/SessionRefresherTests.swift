@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import VaultCore
 @testable import VaultTokens
+import VaultSystem
 
 /// The single-flight refresh against a scripted transport and an in-memory store.
 struct SessionRefresherTests {

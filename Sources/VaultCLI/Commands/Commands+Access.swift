@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// allow, disallow, rules, approve, audit.
 extension Commands {
@@ -184,7 +185,7 @@ extension Commands {
     static func readAnswer(until deadline: Double) throws -> String? {
         let left = deadline - Clock.monotonicSeconds()
         guard left > 0, try UnixSocket.waitReadable(FileDescriptor(rawValue: 0), seconds: left),
-              let line = try Terminal.readLine(from: FileDescriptor(rawValue: 0), maxBytes: 200) else { return nil }
+              let line = try SecretBytes.readLine(from: FileDescriptor(rawValue: 0), maxBytes: 200) else { return nil }
         return line.utf8String?.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 

@@ -1,5 +1,6 @@
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// kubeconfig: a kubeconfig user whose exec plugin is `vaultctl token ... --format exec-credential`.
 extension Commands {

@@ -4,6 +4,7 @@ import Glibc
 import CVaultShims
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// read, run, inject: `vault://` references, all resolved over this one connection.
 extension Commands {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// token, session import, login, signup, reset-password, logout.
 extension Commands {

@@ -4,6 +4,7 @@ import Glibc
 import CVaultShims
 import Dispatch
 import VaultCore
+import VaultSystem
 
 /// Runs `vaultctl run`'s COMMAND and stands in for it: forwards signals, masks secrets in its
 /// output, restarts or signals it when a watched token changes, and returns its exit status.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// The variables of a dotenv file, for `vaultctl run --env-file`. One `KEY=VALUE` a line, lines
 /// ending in LF or CRLF:

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// The private directory of one `vaultctl run --on-refresh SIGNAL`, for its VAR_FILE files: made
 /// by mkdtemp (mode 0700) in $XDG_RUNTIME_DIR (else /tmp), checked as `PrivateDirectory` checks,

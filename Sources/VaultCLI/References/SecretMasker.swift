@@ -1,5 +1,6 @@
 import VaultCore
 import Synchronization
+import VaultSystem
 
 /// Replaces secrets in a stream of bytes with `replacement`, for `vaultctl run`'s output when it
 /// is not a terminal. Longest secrets first, so a secret that contains another is replaced whole;

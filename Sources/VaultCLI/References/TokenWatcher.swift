@@ -10,6 +10,7 @@ import CVaultShims
 import Synchronization
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// Watches the sessions that references name, for `run --on-refresh` and `inject --watch`, on a
 /// thread of its own that owns the run's one `VaultConnection` from then on. It asks vaultd for

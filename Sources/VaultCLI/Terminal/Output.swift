@@ -8,6 +8,7 @@ import Foundation
 #endif
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// Writing to stdout and stderr without Foundation. Text goes out with its control characters
 /// replaced (`line`, `error`, `table`): much of it comes from the network (provider messages,

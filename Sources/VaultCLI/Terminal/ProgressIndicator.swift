@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// A small spinner on stderr while a network call runs, only when stderr is a terminal.
 enum ProgressIndicator {

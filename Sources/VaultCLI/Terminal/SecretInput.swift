@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// Reading secrets and passphrases: a no-echo prompt on a terminal, stdin otherwise. Never argv.
 enum SecretInput {
@@ -33,7 +34,7 @@ enum SecretInput {
 
     /// One line of stdin (for passphrases piped in), without its newline.
     static func readLine() throws -> SecretBytes? {
-        try Terminal.readLine(from: FileDescriptor(rawValue: 0), maxBytes: 4096)
+        try SecretBytes.readLine(from: FileDescriptor(rawValue: 0), maxBytes: 4096)
     }
 
     /// Prompts on the terminal; `confirm` asks twice and insists they match.

@@ -3,6 +3,7 @@ import CVaultShims
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// Starts vaultd in the background when no daemon answers: the `vaultd` next to the running
 /// executable (found through /proc/self/exe) first, then the first one in an absolute PATH entry;

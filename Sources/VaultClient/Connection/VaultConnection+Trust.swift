@@ -3,6 +3,7 @@ import CVaultShims
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// What a connection checks before sending its first byte, so that no other user can pose as
 /// vaultd: the socket's directory (examined without following symbolic links, every directory

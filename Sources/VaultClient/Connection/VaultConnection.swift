@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 internal import VaultProtocol
 
 /// A blocking connection to vaultd: one request, one response, in order, connecting (and

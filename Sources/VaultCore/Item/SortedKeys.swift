@@ -1,4 +1,5 @@
 import Synchronization
+import VaultSystem
 
 /// The sorted keys of one state of an `ItemTable`, computed once, on first use.
 final class SortedKeys: Sendable {

@@ -1,6 +1,7 @@
 import Synchronization
 import VaultCore
 import VaultProtocol
+import VaultSystem
 
 /// Who may read which item: the rules stored in the vault (`AccessRules`), grants an approver
 /// gave for a while, and the approver itself (`ApprovalBroker`); and the audit log of every

@@ -1,6 +1,7 @@
 import Synchronization
 import VaultCore
 import VaultProtocol
+import VaultSystem
 
 /// Requests waiting for an approver's answer, and the approvers (`vaultctl approve` connections)
 /// that give it. A connection becomes an approver only once it proved the approval secret

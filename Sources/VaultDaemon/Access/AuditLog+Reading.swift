@@ -5,6 +5,7 @@ import Foundation
 import VaultCore
 import VaultCrypto
 import VaultProtocol
+import VaultSystem
 
 /// Reading the audit log back: its records in time order, each checked against its chain
 /// (`AuditChain`), and the newest record's time for a vaultd that starts writing.

@@ -6,6 +6,7 @@ import Synchronization
 import VaultCore
 import VaultCrypto
 import VaultProtocol
+import VaultSystem
 
 /// The audit log: one record per access (`AuditEntryBody`: time, op, item, result, caller),
 /// appended to `audit.log` in the vault's 0700 directory, mode 0600, never through a symbolic

@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import VaultCore
 import VaultCrypto
+import VaultSystem
 
 /// SHA-256 of program files, cached by device, inode, size, modification and status change
 /// time: a file changed in place gets a new ctime (even when its mtime is put back with

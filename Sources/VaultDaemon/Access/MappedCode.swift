@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// Code a caller runs from files its own user can change. A rule pins a program by its content
 /// hash, but the libraries and modules it loads are not pinned: one the user can write (or swap,

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultSystem
 
 /// Programs that do what whoever runs them asks: vault's own clients (vaultctl and the credential
 /// helpers read an item for any program that pipes a request into them) and an interpreter

@@ -4,6 +4,7 @@ import Glibc
 import CVaultShims
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// The process at the other end of a connection, held by a pidfd taken when it was accepted:
 /// SO_PEERPIDFD where the kernel has it (6.5+; the kernel takes it at connect, so it names the

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultCore
 import VaultProtocol
+import VaultSystem
 
 /// A process's parents as /proc shows them now: each one's pid (the fourth field of
 /// /proc/PID/stat, read after the last `)` since the command name may hold any byte), program

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// The interpreter a rule for a script pins with it: a script is only as trustworthy as the
 /// program that runs it, and a program named `bash` in a directory of the user's is any program.

@@ -1,5 +1,6 @@
 import Dispatch
 import VaultCore
+import VaultSystem
 
 /// Threads waiting for something to change, woken together: a waiter takes a ticket *before* it
 /// looks at the state it waits on, then waits on the ticket with a deadline, so a change made in

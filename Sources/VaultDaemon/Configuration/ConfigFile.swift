@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultCore
 import VaultStores
+import VaultSystem
 
 /// vault's configuration file, `$XDG_CONFIG_HOME/vault/config` (else `~/.config/vault/config`):
 /// the choices that must survive a restart, read by vaultd however it is started (autostarted by

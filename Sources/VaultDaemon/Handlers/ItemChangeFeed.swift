@@ -1,5 +1,6 @@
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// Tells whoever listens (the Secret Service provider, so that D-Bus clients get `ItemCreated`,
 /// `ItemChanged` and `ItemDeleted` for what vaultctl and other socket clients change) which

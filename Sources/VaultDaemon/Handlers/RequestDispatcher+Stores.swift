@@ -4,6 +4,7 @@ import Glibc
 import VaultCore
 import VaultProtocol
 import VaultStores
+import VaultSystem
 
 /// status, migrate, doctor: the stores themselves.
 extension RequestDispatcher {

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// Warnings about events a local client can cause at will (refused or evicted connections,
 /// unfinished requests, accept failures), at most one line per `interval`: the first event after a

@@ -1,5 +1,6 @@
 import CVaultShims
 import VaultCore
+import VaultSystem
 
 /// One bus connection that called the provider, as the bus described it at its first call
 /// (`GetConnectionCredentials`): its uid, and the process that opened it, held by a pidfd: the

@@ -1,6 +1,7 @@
 import CGDBusShims
 import Foundation
 import VaultCore
+import VaultSystem
 
 /// Who serves the Secret Service on the session bus, as far as `migrate` must know: a vaultd
 /// serving a vault file (it answers vault.Provider's VaultFile), or another provider (GNOME

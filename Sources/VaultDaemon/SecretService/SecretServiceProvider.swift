@@ -8,6 +8,7 @@ import Glibc
 import VaultCore
 import VaultCrypto
 import VaultProtocol
+import VaultSystem
 
 /// vaultd as the Secret Service (API 0.2): owns `org.freedesktop.secrets` on the session bus
 /// when nobody else does, and serves the vault's items as one collection (`login`, also the

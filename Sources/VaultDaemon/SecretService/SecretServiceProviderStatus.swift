@@ -1,5 +1,6 @@
 import VaultCore
 import Synchronization
+import VaultSystem
 
 /// Whether vaultd serves the Secret Service D-Bus API and why (or why not), for `status` and
 /// `doctor`.

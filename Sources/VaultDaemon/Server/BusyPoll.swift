@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// A short spin on a connection's socket after an answer, before its thread sleeps, for clients
 /// that send requests back to back (a script reading several items, `vaultctl run` resolving its

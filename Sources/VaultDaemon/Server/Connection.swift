@@ -5,6 +5,7 @@ import CVaultShims
 import Synchronization
 import VaultCore
 import VaultProtocol
+import VaultSystem
 
 /// One client connection, served by its own thread with blocking reads: a request wakes exactly
 /// one thread, which answers it inline. The number of these threads is capped by

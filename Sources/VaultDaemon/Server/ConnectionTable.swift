@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// vaultd's open connections, and where each is: admission (one process's share, the overall
 /// cap), eviction of the longest-idle to make room, and the brief wait for a connection settling,

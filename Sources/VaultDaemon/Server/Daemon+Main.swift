@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import VaultCore
 import VaultProtocol
+import VaultSystem
 
 /// vaultd's process: configuration, logging, process hygiene, systemd socket activation, then
 /// serving until SIGTERM.

@@ -7,6 +7,7 @@ import Glibc
 import VaultCore
 import VaultProtocol
 import VaultStores
+import VaultSystem
 
 /// vaultd: accepts connections, checks each peer's uid, gives each admitted connection a thread
 /// (at most `maxConnections`, `maxConnectionsPerProcess` for one peer pid, the longest-idle closed

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CVaultShims
 import VaultCore
+import VaultSystem
 
 /// Who sent the bytes a connection has buffered since its line buffer was last empty. The kernel
 /// names the sender of every message (SO_PASSCRED, `SocketListener`; SO_PASSPIDFD is turned on

@@ -3,6 +3,7 @@ import CVaultShims
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// Process-wide protections for a daemon that holds keys.
 public enum ProcessHygiene {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CVaultShims
 import VaultCore
+import VaultSystem
 
 /// Sets up the listening socket safely: a private directory (0700, ours, not a symbolic link,
 /// nothing above it writable by others), one daemon per socket

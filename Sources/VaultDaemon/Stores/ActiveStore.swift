@@ -3,6 +3,7 @@ import Synchronization
 import VaultCore
 import VaultStores
 import VaultTokens
+import VaultSystem
 
 /// The store vaultd serves from, behind a readers-writer lock: reads (`read`) run side by side,
 /// on the calling thread; anything that changes items or the store's state (`perform`: writes,

@@ -5,6 +5,7 @@ import VaultCore
 import VaultCrypto
 import VaultProtocol
 import VaultStores
+import VaultSystem
 
 /// `vaultctl doctor`: checks each store, says what works, what does not and why.
 struct Doctor {

@@ -1,4 +1,5 @@
 import VaultCore
+import VaultSystem
 
 /// A value vaultd derives from items of the active store (the access rules, the audit key), kept
 /// between requests so a `get` does not load and decode them each time. Filled only inside

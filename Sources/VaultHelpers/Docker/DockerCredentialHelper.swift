@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// docker-credential-vault: the Docker credential helper protocol (docker-credential-helpers)
 /// over vault: `store`, `get`, `erase`, `list`, `version`, with the reference helpers' errors

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultClient
 import VaultCore
+import VaultSystem
 
 /// git-credential-vault: git's credential helper protocol (git-credential(1)) over vault.
 /// `get`, `store`, `erase` and `capability`; any other operation is ignored (exit 0, no output).

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// A host linked to a vault sign-in session, read from git's own configuration so git's URL
 /// matching applies (`credential.<url>.*`, gitcredentials(7)):

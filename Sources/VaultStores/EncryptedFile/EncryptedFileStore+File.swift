@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultCore
 import VaultCrypto
+import VaultSystem
 
 /// The vault file itself: opened without following links, appended to and synced, created,
 /// re-read when another process changed it, compacted atomically, checked before it is trusted.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultCore
 import VaultCrypto
+import VaultSystem
 
 /// The open vault in memory: brought up to date with the file once per request, changed under the
 /// file lock, committed as journal entries or a compaction (`EncryptedFileStore+File`).

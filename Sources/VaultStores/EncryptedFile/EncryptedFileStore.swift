@@ -3,6 +3,7 @@ import Glibc
 #endif
 import VaultCore
 import VaultCrypto
+import VaultSystem
 
 /// The store that works everywhere: one AES-256-GCM encrypted file (docs/file-format.md).
 ///

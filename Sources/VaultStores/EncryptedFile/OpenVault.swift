@@ -1,5 +1,6 @@
 import VaultCore
 import VaultCrypto
+import VaultSystem
 
 /// What an unlocked `EncryptedFileStore` holds: the data key, the key block to write, the items
 /// (metadata decrypted, secrets sealed), and where the file stood when last read or written, so

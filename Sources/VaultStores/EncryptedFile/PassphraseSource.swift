@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// Where the file store's passphrase comes from, in the order they are tried:
 /// `VAULT_PASSPHRASE_FILE`, the systemd credential `$CREDENTIALS_DIRECTORY/vault-passphrase`,

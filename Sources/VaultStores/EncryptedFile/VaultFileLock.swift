@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// An exclusive `flock` on `<vault>.lock`, so writers in different processes take turns.
 /// A second writer polls for up to `timeout` seconds, then fails with `VaultError.busy`.

@@ -1,5 +1,6 @@
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// A store that keeps everything in process memory: for tests and for embedding.
 /// Secrets are `SecretBytes`, so they are wiped when replaced, deleted or when the store goes away.

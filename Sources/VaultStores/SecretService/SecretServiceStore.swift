@@ -1,5 +1,6 @@
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// Items in the Secret Service (GNOME Keyring, KeePassXC, KWallet's bridge) through libsecret.
 ///

@@ -7,6 +7,7 @@ import Glibc
 import VaultCore
 import VaultCrypto
 import VaultStores
+import VaultSystem
 
 func say(_ line: String) {
     let bytes = Array((line + "\n").utf8)
@@ -39,11 +40,11 @@ do {
     try store.unlock(passphrase: try source.read(environment: environment))
     switch command {
     case "set":
-        let secret = try Terminal.readLine(from: FileDescriptor(rawValue: 0), maxBytes: ItemLimits.maxSecretBytes) ?? .empty
+        let secret = try SecretBytes.readLine(from: FileDescriptor(rawValue: 0), maxBytes: ItemLimits.maxSecretBytes) ?? .empty
         try store.set(try ItemKey(service: arguments[2], account: arguments[3]), secret: secret, changes: ItemChanges())
     case "set-session":
         // A sign-in session's record exactly as given (JSON on one line), as no vault command would write it.
-        let secret = try Terminal.readLine(from: FileDescriptor(rawValue: 0), maxBytes: ItemLimits.maxSecretBytes) ?? .empty
+        let secret = try SecretBytes.readLine(from: FileDescriptor(rawValue: 0), maxBytes: ItemLimits.maxSecretBytes) ?? .empty
         try store.set(try ItemKey(service: arguments[2], account: arguments[3]), secret: secret, changes: ItemChanges(kind: .session))
     case "get":
         let item = try store.get(try ItemKey(service: arguments[2], account: arguments[3]))

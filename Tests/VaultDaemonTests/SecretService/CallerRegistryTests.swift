@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import VaultDaemon
 import VaultCore
+import VaultSystem
 
 /// Who calls the provider: only vaultd's user is served; a caller the bus cannot describe, or
 /// that left while it was asked about, is refused and not remembered.

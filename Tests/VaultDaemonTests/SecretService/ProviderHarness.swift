@@ -3,6 +3,7 @@ import Foundation
 import VaultCore
 import VaultStores
 import VaultTestSupport
+import VaultSystem
 
 /// vaultd's Secret Service objects in-process, without a bus: a provider over an encrypted file
 /// store (so that it can be locked), its callers described by `askBus` as a test chooses, and

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import VaultCore
+import VaultSystem
 
 /// Fails one call that changes a file in `directory`: the `failAt`-th (counting from 0) is
 /// refused with `errno`, or, for `.shortThenError`, a write writes half of what it was asked

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultCore
 import VaultStores
+import VaultSystem
 
 /// The file store against power loss, as SQLite tests its commits against a crash-test VFS: a
 /// workload's every change to the vault's directory is recorded (`StorageRecorder`), then every

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VaultCore
 import VaultStores
+import VaultSystem
 
 /// ENOSPC, EIO and short writes at every step of every kind of write the file store makes (a
 /// journal append, a compaction, a passphrase change, a new vault, a deletion): the operation

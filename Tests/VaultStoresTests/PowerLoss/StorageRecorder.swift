@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import VaultCore
+import VaultSystem
 
 /// Records every change to the files of one directory, in order, as the kernel received them,
 /// with the workload's acknowledgements between them: the raw material of `CrashStates`.

@@ -3,6 +3,7 @@ import CVaultShims
 import Glibc
 #endif
 import VaultCore
+import VaultSystem
 
 /// The bus connections that call the provider: who each is (asked of the bus at its first call,
 /// `SecretServiceCaller`), when each came onto the bus, and which are still on it. Only the user

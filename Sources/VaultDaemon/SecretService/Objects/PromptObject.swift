@@ -1,5 +1,6 @@
 import Dispatch
 import VaultCore
+import VaultSystem
 
 /// Unlock's prompts (org.freedesktop.Secret.Prompt at /org/freedesktop/secrets/prompt/…).
 /// vaultd shows no dialog: a prompt completes (`Completed(false, unlocked objects)`) once the

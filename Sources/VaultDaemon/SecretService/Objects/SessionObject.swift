@@ -1,5 +1,6 @@
 import VaultCore
 import VaultCrypto
+import VaultSystem
 
 /// The sessions (org.freedesktop.Secret.Session at /org/freedesktop/secrets/session/…): opened
 /// by OpenSession for one bus connection, which alone may use or close its own; the others'

@@ -2,6 +2,7 @@ import CLibSecret
 import Dispatch
 import Synchronization
 import VaultCore
+import VaultSystem
 
 /// Runs one blocking libsecret call with a GCancellable that a timer cancels after `timeout`
 /// seconds, so a hung provider or an unlock prompt nobody can answer cannot hang vaultd.

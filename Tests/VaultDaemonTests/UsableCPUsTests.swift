@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import VaultCore
+@testable import VaultDaemon
+import VaultCore
+import VaultSystem
 
 /// `UsableCPUs.quota` over cgroup trees laid out as the kernel shows them, in files of a
 /// temporary directory (the mount points of the mountinfo lines below point there).

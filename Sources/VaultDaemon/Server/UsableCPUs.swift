@@ -1,4 +1,5 @@
 import CVaultShims
+import VaultSystem
 
 /// How many CPUs this process may use: those of its affinity (`taskset`, a container's cpuset)
 /// and, below that, its cgroup's CPU quota (a container's `--cpus`, systemd's `CPUQuota=`), the

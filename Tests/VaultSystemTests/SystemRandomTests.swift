@@ -1,5 +1,5 @@
 import Testing
-import VaultCore
+@testable import VaultSystem
 
 @Suite struct SystemRandomTests {
     @Test func zeroBytesIsEmpty() throws {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import VaultSystem
 
 /// Replaces a file so that a crash at any instant leaves either the old or the new contents:
 /// write a temp file in the same directory (created with O_EXCL|O_NOFOLLOW and mode 0600, so it

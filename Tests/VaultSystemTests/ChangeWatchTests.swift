@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
-@testable import VaultCore
+@testable import VaultSystem
 
 /// `ChangeWatch`: what the vault file store and the audit log skip their per-request `stat` on.
 /// Each change another process could make to the directory or the file must leave news, and the
