@@ -1,5 +1,6 @@
 import Testing
-import VaultCLI
+import VaultCore
+@testable import VaultCLI
 
 @Suite struct CommandParserTests {
     let parser = CommandParser()
@@ -75,6 +76,27 @@ import VaultCLI
         #expect(usageError("set", "s", "a", "--label") == UsageError(message: "--label needs a value", command: "set"))
         #expect(usageError("get", "s", "a", "--json=yes") == UsageError(message: "--json takes no value", command: "get"))
         #expect(usageError("login", "oauth2", "--device=1")?.message == "--device takes no value")
+    }
+
+    @Test func typedValuesAreCheckedOnceByTheParserAndReachHandlersTyped() throws {
+        #expect(try run("token", "s", "--min-ttl", "5m").1.duration(CommandTable.minTTL) == 300)
+        #expect(try run("token", "s", "--min-ttl", "0").1.duration(CommandTable.minTTL) == 0)
+        #expect(try run("token", "s").1.duration(CommandTable.minTTL) == nil)
+        #expect(usageError("token", "s", "--min-ttl", "soon")?.message == "--min-ttl takes a duration such as 0, 90s, 5m or 2h, got 'soon'")
+        #expect(usageError("audit", "--since", "0")?.message == "--since takes a duration such as 90s, 5m or 2h, got '0'")
+        #expect(try run("audit", "--since=2h").1.duration(CommandTable.auditSince) == 7200)
+        #expect(try run("inject", "-i", "t", "--mode", "640").1.fileMode(CommandTable.outMode) == 0o640)
+        for bad in ["0800", "1777", "rw", "", "00600"] {
+            #expect(usageError("inject", "-i", "t", "--mode", bad)?.message.hasPrefix("--mode takes octal permissions") == true, "\(bad)")
+        }
+        #expect(try run("login", "supabase", "--min-password-length", "12").1.count(CommandTable.minPasswordLength) == 12)
+        // A length that is no number was once taken as the default; now it is refused.
+        #expect(usageError("login", "supabase", "--min-password-length", "six")?.message == "--min-password-length takes a whole number from 1 to 1024, got 'six'")
+        #expect(usageError("login", "supabase", "--min-password-length", "99999999999999999999")?.message.contains("whole number") == true)
+        #expect(try run("migrate", "--to", "file").1.choice(CommandTable.migrateTarget, as: StoreKind.self) == .file)
+        #expect(try run("session", "import", "s", "a", "--provider", "firebase").1.choice(CommandTable.importProvider, as: ProviderKind.self) == .firebase)
+        // Control characters in a refused value are not echoed.
+        #expect(usageError("audit", "--since", "1\u{1b}[2J")?.message.contains("\u{1b}") == false)
     }
 
     @Test func choicesAreChecked() throws {
@@ -192,7 +214,13 @@ import VaultCLI
             }
             for option in spec.options {
                 if option.takesValue {
-                    let value = option.choices.last ?? "value-of-\(option.name)"
+                    let typed: String? = switch option.kind {
+                    case .text: nil
+                    case .duration: "90s"
+                    case .count(let range): String(range.upperBound)
+                    case .fileMode: "0640"
+                    }
+                    let value = option.choices.last ?? typed ?? "value-of-\(option.name)"
                     options += [option.spelling, value]
                     expected.options[option.name] = value
                     if option.isRepeatable { expected.repeated[option.name] = [value] }

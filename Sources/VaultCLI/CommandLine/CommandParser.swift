@@ -1,3 +1,5 @@
+import VaultCore
+
 /// Parses a command line (without the program's name) against a `CommandTable`.
 ///
 /// The rules: the first word names the command (or an alias: `rm`, `ls`), a group's next word its
@@ -95,6 +97,9 @@ public struct CommandParser: Sendable {
         }
         guard option.choices.isEmpty || option.choices.contains(value) else {
             throw UsageError(message: "--\(name) must be \(CommandSpec.list(option.choices, "or"))", command: spec?.displayName)
+        }
+        guard option.kind.value(of: value) != nil else {
+            throw UsageError(message: "--\(name) \(option.kind.expectation), got '\(String(value.prefix(64)).replacingControlCharacters())'", command: spec?.displayName)
         }
         return (option, value)
     }

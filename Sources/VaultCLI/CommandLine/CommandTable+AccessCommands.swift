@@ -56,7 +56,7 @@ extension CommandTable {
                 sealed like the vault: reading it needs the vault unlocked.
                 """,
             options: [
-                OptionSpec("since", value: "DURATION", help: "only records of this last while: 30m, 2h, 7d"),
+                auditSince,
                 .flag("follow", help: "keep printing records as they are written"),
                 .flag("json", help: "one JSON object per line"),
             ]),
@@ -77,7 +77,7 @@ extension CommandTable {
                 store's passphrase is asked (or read from stdin) when it is needed.
                 """,
             options: [
-                OptionSpec("to", value: "STORE", choices: ["file", "secret-service"], help: "the store to move to"),
+                migrateTarget,
                 .flag("json", help: "print the report as JSON"),
             ],
             forms: [UsageForm([], required: ["to"], optional: ["json"])]),

@@ -16,7 +16,7 @@ extension CommandTable {
                 PositionalSpec("ACCOUNT", optional: true, help: "the session's account, needed when SERVICE has more than one"),
             ],
             options: [
-                OptionSpec("min-ttl", value: "DURATION", help: "refresh first when the token expires within this: 60, 90s, 5m (default 60s)"),
+                minTTL,
                 OptionSpec("format", value: "FORMAT", choices: ["raw", "json", "env", "header", "exec-credential"],
                            help: "raw (the default), json, env (export NAME=...), header (Authorization: ...) or exec-credential (kubectl)"),
                 OptionSpec("env-name", value: "NAME", help: "the variable --format env sets (default ACCESS_TOKEN)"),
@@ -66,7 +66,7 @@ extension CommandTable {
             options: [
                 OptionSpec("in-file", value: "TEMPLATE", completion: .files, short: "i", help: "the template (also -i)"),
                 OptionSpec("out-file", value: "OUT", completion: .files, short: "o", help: "where to write the result (also -o; default: stdout)"),
-                OptionSpec("mode", value: "MODE", help: "OUT's permissions in octal (default 0600)"),
+                outMode,
                 .flag("watch", help: "write OUT again whenever a referenced token is refreshed (needs --out-file)"),
                 OptionSpec("command", value: "COMMAND", help: "with --watch: a shell command to run after each rewrite"),
             ]),
@@ -142,8 +142,7 @@ extension CommandTable {
                         """,
                     positionals: item,
                     options: [
-                        OptionSpec("provider", value: "PROVIDER", choices: ["oauth2", "supabase", "firebase"],
-                                   help: "the provider, when the JSON does not say"),
+                        importProvider,
                         url, anonKey, apiKey, tokenEndpoint, clientID,
                     ]),
             ]),

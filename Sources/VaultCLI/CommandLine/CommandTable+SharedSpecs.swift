@@ -1,3 +1,5 @@
+import VaultCore
+
 /// The arguments and options several of vaultctl's commands share (`CommandTable.vaultctl`).
 extension CommandTable {
     static let item = [
@@ -24,6 +26,17 @@ extension CommandTable {
     static let tokenEndpoint = OptionSpec("token-endpoint", value: "URL", help: "OAuth 2.0: the token endpoint")
     static let clientID = OptionSpec("client-id", value: "ID", help: "OAuth 2.0: the client's id")
 
+    // Options whose values handlers read typed (`OptionValue`), declared once here.
+    static let minTTL = OptionSpec("min-ttl", value: "DURATION", kind: .duration(allowsZero: true),
+                                   help: "refresh first when the token expires within this: 60, 90s, 5m (default 60s)")
+    static let outMode = OptionSpec("mode", value: "MODE", kind: .fileMode, help: "OUT's permissions in octal (default 0600)")
+    static let importProvider = OptionSpec("provider", value: "PROVIDER", choices: ProviderKind.allCases.map(\.rawValue),
+                                           help: "the provider, when the JSON does not say")
+    static let auditSince = OptionSpec("since", value: "DURATION", kind: .duration(allowsZero: false), help: "only records of this last while: 30m, 2h, 7d")
+    static let migrateTarget = OptionSpec("to", value: "STORE", choices: StoreKind.persistent.map(\.rawValue), help: "the store to move to")
+    static let minPasswordLength = OptionSpec("min-password-length", value: "N", kind: .count(1...1024),
+                                              help: "refuse a shorter password before sending anything (default 6)")
+
     /// login's and signup's options.
     static let signIn = [
         tokenEndpoint,
@@ -34,7 +47,7 @@ extension CommandTable {
         OptionSpec("service", value: "NAME", help: "the service to keep the session under (Supabase's default: the project's host)"),
         OptionSpec("account", value: "NAME", help: "the session's account (default: the email, the user, or 'default' with --device)"),
         url, anonKey, apiKey, email,
-        OptionSpec("min-password-length", value: "N", help: "refuse a shorter password before sending anything (default 6)"),
+        minPasswordLength,
         OptionSpec("revocation-endpoint", value: "URL", help: "OAuth 2.0: where logout revokes the session (RFC 7009)"),
         OptionSpec("device-endpoint", value: "URL", help: "OAuth 2.0 with --device: the device authorization endpoint"),
         .flag("device", help: "OAuth 2.0: sign in with a code approved on another device (RFC 8628)"),

@@ -9,11 +9,14 @@
 // A `UsageError` a handler throws is printed as `error.within(command)`, with exit status 2.
 //
 // By then every option is one the command declares, a value is present exactly when the option
-// takes one and is one of its choices when it has some, the positionals are as many as the
-// command accepts and PROVIDER is one of its choices. Handlers read `arguments.options["label"]`
-// and `arguments.flags.contains("json")`, and check only what the table does not express (which
-// options a provider needs, a duration's form). A new option or command goes here, and nowhere
-// else; then run scripts/generate-completions.
+// takes one and is one of its choices when it has some, a value of a typed option (a duration, a
+// count, octal permissions: `OptionValueKind`) has that form, the positionals are as many as the
+// command accepts and PROVIDER is one of its choices. Handlers read text as
+// `arguments.options["label"]`, typed values through the option's declaration
+// (`arguments.duration(CommandTable.minTTL)`, `arguments.choice(CommandTable.migrateTarget, as:
+// StoreKind.self)`) and switches as `arguments.flags.contains("json")`, and check only what the
+// table does not express (which options a provider needs). A new option or command goes here, and
+// nowhere else; then run scripts/generate-completions.
 
 /// The commands of one program, their global options, and the closing lines of its usage text.
 public struct CommandTable: Sendable {

@@ -17,11 +17,14 @@ public struct OptionSpec: Sendable, Equatable {
     public var isRepeatable: Bool
     /// A one-letter spelling, `-i` for `--in-file`: the word alone, its value the next word.
     public var shortName: Character?
+    /// What the value is, checked and converted by the parser (`OptionValueKind`).
+    public var kind: OptionValueKind
 
     /// An option that takes a value.
-    public init(_ name: String, value valueName: String, choices: [String] = [], completion: ValueCompletion = .nothing,
+    public init(_ name: String, value valueName: String, kind: OptionValueKind = .text, choices: [String] = [], completion: ValueCompletion = .nothing,
                 repeatable: Bool = false, short shortName: Character? = nil, help: String) {
         self.name = name
+        self.kind = kind
         self.shortName = shortName
         self.isRepeatable = repeatable
         self.valueName = valueName

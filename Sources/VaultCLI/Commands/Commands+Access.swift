@@ -195,10 +195,7 @@ extension Commands {
     func audit(_ arguments: ParsedArguments) throws -> Bool {
         try arguments.expect(0...0, "no arguments")
         var since: String?
-        if let text = arguments.options["since"] {
-            guard let seconds = DurationText.seconds(text) else {
-                throw UsageError(message: "--since takes a duration such as 30m, 2h or 7d, got '\(text.replacingControlCharacters())'", command: "audit")
-            }
+        if let seconds = arguments.duration(CommandTable.auditSince) {
             since = Timestamp.rfc3339(milliseconds: Clock.nowMilliseconds() - Int64(seconds * 1000))
         }
         let json = arguments.flags.contains("json")

@@ -84,13 +84,7 @@ extension Commands {
         let watching = arguments.flags.contains("watch")
         if watching && output == nil { throw ParsedArguments.UsageError(message: "--watch needs -o OUT") }
         if arguments.options["command"] != nil && !watching { throw ParsedArguments.UsageError(message: "--command runs only with --watch") }
-        var mode: mode_t = 0o600
-        if let text = arguments.options["mode"] {
-            guard (1...4).contains(text.count), let value = mode_t(text, radix: 8), value <= 0o777 else {
-                throw ParsedArguments.UsageError(message: "--mode takes octal permissions such as 0600 or 640")
-            }
-            mode = value
-        }
+        let mode = mode_t(arguments.fileMode(CommandTable.outMode) ?? 0o600)
         let bytes: [UInt8]?
         do {
             let fd = try FileDescriptor.open(input, O_RDONLY)

@@ -10,17 +10,9 @@ extension Commands {
     /// Prints a valid access token; vaultd refreshes the session first when it expires within --min-ttl.
     func token(_ arguments: ParsedArguments) throws {
         try arguments.expect(1...2, "SERVICE [ACCOUNT]")
-        var minTTL = 60.0
-        if let text = arguments.options["min-ttl"] {
-            guard let seconds = text == "0" ? 0 : DurationText.seconds(text) else {
-                throw ParsedArguments.UsageError(message: "--min-ttl takes a duration such as 60, 90s or 5m")
-            }
-            minTTL = seconds
-        }
+        let minTTL = arguments.duration(CommandTable.minTTL) ?? 60
+        // One of the table's choices (the parser checked).
         let format = arguments.options["format"] ?? "raw"
-        guard ["raw", "json", "env", "header", "exec-credential"].contains(format) else {
-            throw ParsedArguments.UsageError(message: "--format must be raw, json, env, header or exec-credential")
-        }
         // kubectl's request is checked before vaultd is asked for anything.
         let execVersion = format == "exec-credential" ? try ExecCredential.apiVersion(execInfo: ProcessEnvironment.current["KUBERNETES_EXEC_INFO"]) : nil
         let token = try vault.token(service: arguments.positionals[0], account: arguments.positionals.count > 1 ? arguments.positionals[1] : nil, minTTL: minTTL)
@@ -75,7 +67,7 @@ extension Commands {
         guard json.utf8String != nil else { throw VaultError.invalidInput("the session on stdin is not UTF-8 JSON") }
         // Settings the JSON may lack, e.g. for a Supabase session object: --provider supabase --url --anon-key.
         let defaults = SessionDefaults(
-            provider: try arguments.options["provider"].map(ProviderKind.init(name:)), url: arguments.options["url"],
+            provider: arguments.choice(CommandTable.importProvider, as: ProviderKind.self), url: arguments.options["url"],
             apiKey: arguments.options["anon-key"] ?? arguments.options["api-key"], tokenEndpoint: arguments.options["token-endpoint"],
             clientID: arguments.options["client-id"])
         try vault.importSession(service: arguments.positionals[0], account: arguments.positionals[1], json: json, defaults: defaults)
@@ -103,7 +95,7 @@ extension Commands {
             throw ParsedArguments.UsageError(message: needs)
         }
         if kind != .oauth2 { try Self.checkEmail(who) }
-        let minimum = Int(arguments.options["min-password-length"] ?? "6") ?? 6
+        let minimum = arguments.count(CommandTable.minPasswordLength) ?? 6
         let password: SecretBytes
         if SecretInput.stdinIsTerminal {
             password = try SecretInput.prompt("Password for \(who): ", confirm: signingUp)

@@ -97,7 +97,7 @@ extension Commands {
 
     func migrate(_ arguments: ParsedArguments) throws {
         try arguments.expect(0...0, "no arguments (use --to file|secret-service)")
-        guard let name = arguments.options["to"], let target = StoreKind(rawValue: name), StoreKind.persistent.contains(target) else {
+        guard let target = arguments.choice(CommandTable.migrateTarget, as: StoreKind.self) else {
             throw ParsedArguments.UsageError(message: "--to must be file or secret-service")
         }
         let report: MigrationReport
