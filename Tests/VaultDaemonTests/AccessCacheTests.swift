@@ -63,7 +63,7 @@ import VaultSystem
         #expect(Concurrent.answer(dispatcher, Concurrent.get("s", "a")).secret == "x")
     }
 
-    /// A request checks the vault file once (`StoreCheckScope`), and its rules, item and audit
+    /// A request looks at the vault file once (its `StoreReadView`), and its rules, item and audit
     /// key come from that one view: every write of another process, appended or compacted, an
     /// item or a rule, is seen by the very next request.
     @Test func everyWriteOfAnotherProcessIsSeenByTheNextRequest() throws {

@@ -47,7 +47,7 @@ import VaultSystem
     static let other = running("/usr/bin/true", pid: 4343)
 
     func store(_ secret: String = "s3cret", kind: ItemKind = .secret, at key: ItemKey? = nil) throws {
-        _ = try service.write(key ?? self.key, secret: SecretBytes(utf8: secret), changes: ItemChanges(kind: kind), replacing: true, confirm: false, by: .unknown)
+        _ = try service.write(key ?? self.key, secret: SecretBytes(utf8: secret), changes: ItemChanges(kind: kind), replacing: true, confirm: false, by: ItemRequest(.unknown))
     }
 
     func records() throws -> [AuditEntryBody] {
@@ -59,7 +59,7 @@ import VaultSystem
 
     @Test(arguments: scopes) func anUnguardedItemIsReadByAnyCallerAndTheReadIsAudited(scope: ItemService.Scope) throws {
         try store()
-        let item = try service.read(key, by: Self.other, in: scope)
+        let item = try service.read(key, by: ItemRequest(Self.other), in: scope)
         #expect(item.secret == SecretBytes(utf8: "s3cret"))
         let record = try #require(try lastRecord())
         #expect(record.op == "get" && record.service == "svc" && record.account == "acct" && record.result == "ok")
@@ -68,12 +68,12 @@ import VaultSystem
 
     @Test(arguments: scopes) func aRuleAdmitsItsProgramAndRefusesOthersBeforeTheSecretIsRead(scope: ItemService.Scope) throws {
         try store()
-        _ = try service.allow(key, program: "/usr/bin/env", by: .unknown)
-        #expect(try service.read(key, by: Self.allowed, in: scope).secret == SecretBytes(utf8: "s3cret"))
+        _ = try service.allow(key, program: "/usr/bin/env", by: ItemRequest(.unknown))
+        #expect(try service.read(key, by: ItemRequest(Self.allowed), in: scope).secret == SecretBytes(utf8: "s3cret"))
         #expect(try lastRecord()?.grant == "rule")
         let reads = counting.gets(of: key)
-        #expect(throws: VaultError.self) { try service.read(key, by: Self.other, in: scope) }
-        #expect(throws: VaultError.self) { try service.read(key, by: .unknown, in: scope) }
+        #expect(throws: VaultError.self) { try service.read(key, by: ItemRequest(Self.other), in: scope) }
+        #expect(throws: VaultError.self) { try service.read(key, by: ItemRequest(.unknown), in: scope) }
         // Refused before the item was read from the store at all.
         #expect(counting.gets(of: key) == reads)
         let refusals = try records().filter { $0.result == "denied" }
@@ -82,11 +82,11 @@ import VaultSystem
 
     @Test(arguments: scopes) func aProgramWhoseContentChangedIsRefusedAndToldHowToAllowItAgain(scope: ItemService.Scope) throws {
         try store()
-        _ = try service.allow(key, program: "/usr/bin/env", by: .unknown)
+        _ = try service.allow(key, program: "/usr/bin/env", by: ItemRequest(.unknown))
         var changed = Self.allowed
         changed.executableHash = String(repeating: "0", count: 64)
         do {
-            _ = try service.read(key, by: changed, in: scope)
+            _ = try service.read(key, by: ItemRequest(changed), in: scope)
             Issue.record("a changed program was served")
         } catch let error as VaultError {
             #expect(error.code == .denied && "\(error)".contains("has changed since it was allowed") && "\(error)".contains("vaultctl allow"))
@@ -94,17 +94,17 @@ import VaultSystem
     }
 
     @Test(arguments: scopes) func anItemThatNeedsConfirmationAsksTheApproverAndRecordsHowItWasGranted(scope: ItemService.Scope) throws {
-        _ = try service.write(key, secret: SecretBytes(utf8: "s3cret"), changes: ItemChanges(), replacing: true, confirm: true, by: .unknown)
+        _ = try service.write(key, secret: SecretBytes(utf8: "s3cret"), changes: ItemChanges(), replacing: true, confirm: true, by: ItemRequest(.unknown))
         // No approver running: refused at once, saying what to run.
         do {
-            _ = try service.read(key, by: Self.other, in: scope)
+            _ = try service.read(key, by: ItemRequest(Self.other), in: scope)
             Issue.record("served without an approver")
         } catch let error as VaultError {
             #expect(error.code == .denied && "\(error)".contains("vaultctl approve"))
         }
         for (answer, served, grant) in [(ApprovalBroker.Answer.once, true, "approved once"), (.deny, false, nil)] {
             let approver = Approver(broker: service.access.broker, answer: answer)
-            let outcome = Result { try service.read(key, by: Self.other, in: scope) }
+            let outcome = Result { try service.read(key, by: ItemRequest(Self.other), in: scope) }
             approver.done.wait()
             #expect(approver.shown.withLock { $0?.service } == "svc")
             #expect(((try? outcome.get()) != nil) == served)
@@ -115,25 +115,25 @@ import VaultSystem
 
     @Test(arguments: scopes) func aDeleteTakesTheItemsRulesWithIt(scope: ItemService.Scope) throws {
         try store()
-        _ = try service.allow(key, program: "/usr/bin/env", by: .unknown)
-        try service.delete(key, by: Self.allowed, in: scope)
+        _ = try service.allow(key, program: "/usr/bin/env", by: ItemRequest(.unknown))
+        try service.delete(key, by: ItemRequest(Self.allowed), in: scope)
         #expect(try service.rules(of: key) == nil)
         try store("again")
         // Made again under the name, the item starts unguarded.
-        #expect(try service.read(key, by: Self.other, in: scope).secret == SecretBytes(utf8: "again"))
+        #expect(try service.read(key, by: ItemRequest(Self.other), in: scope).secret == SecretBytes(utf8: "again"))
         #expect(try records().contains { $0.op == "delete" && $0.result == "ok" && $0.exe == Self.allowed.executable })
     }
 
     @Test(arguments: scopes) func aMoveNeedsAReadsCheckAndTakesTheRulesAlong(scope: ItemService.Scope) throws {
         try store()
-        _ = try service.allow(key, program: "/usr/bin/env", by: .unknown)
+        _ = try service.allow(key, program: "/usr/bin/env", by: ItemRequest(.unknown))
         let target = try ItemKey(service: "moved", account: "acct")
-        #expect(throws: VaultError.self) { try service.move(key, to: target, by: Self.other, in: scope) { _ in ItemChanges() } }
-        #expect(try service.read(key, by: Self.allowed, in: scope).secret == SecretBytes(utf8: "s3cret"))
+        #expect(throws: VaultError.self) { try service.move(key, to: target, by: ItemRequest(Self.other), in: scope) { _ in ItemChanges() } }
+        #expect(try service.read(key, by: ItemRequest(Self.allowed), in: scope).secret == SecretBytes(utf8: "s3cret"))
         #expect(try records().contains { $0.op == "set" && $0.service == "svc" && $0.result == "denied" })
-        _ = try service.move(key, to: target, by: Self.allowed, in: scope) { _ in ItemChanges() }
+        _ = try service.move(key, to: target, by: ItemRequest(Self.allowed), in: scope) { _ in ItemChanges() }
         #expect(try service.rules(of: key) == nil && service.rules(of: target)?.allow.map(\.path) == [Self.allowed.executable!])
-        #expect(throws: VaultError.self) { try service.read(target, by: Self.other, in: scope) }
+        #expect(throws: VaultError.self) { try service.read(target, by: ItemRequest(Self.other), in: scope) }
         let moved = try records().suffix(3)
         #expect(moved.contains { $0.op == "delete" && $0.service == "svc" && $0.result == "ok" && $0.grant == "rule" })
         #expect(moved.contains { $0.op == "set" && $0.service == "moved" && $0.result == "ok" && $0.grant == "rule" })
@@ -144,27 +144,27 @@ import VaultSystem
         let open = try ItemKey(service: "open", account: "acct")
         try store("open-secret", at: open)
         try store()
-        _ = try service.allow(key, program: "/usr/bin/env", by: .unknown)
+        _ = try service.allow(key, program: "/usr/bin/env", by: ItemRequest(.unknown))
         let before = try records().count
-        #expect(throws: VaultError.self) { try service.readAll([open, key], by: Self.other, in: scope) }
+        #expect(throws: VaultError.self) { try service.readAll([open, key], by: ItemRequest(Self.other), in: scope) }
         #expect(try records().dropFirst(before).map(\.result) == ["denied"])
-        let both = try service.readAll([open, key, try ItemKey(service: "none", account: "acct")], by: Self.allowed, in: scope)
+        let both = try service.readAll([open, key, try ItemKey(service: "none", account: "acct")], by: ItemRequest(Self.allowed), in: scope)
         #expect(both.map(\.info.key) == [open, key])
         #expect(try records().suffix(2).map(\.result) == ["ok", "ok"])
     }
 
     @Test func theSecretServiceScopeNeitherShowsNorChangesOtherKinds() throws {
         try store("a session", kind: .session)
-        #expect(throws: VaultError.notFound(key)) { try service.read(key, by: .unknown, in: .plainSecrets) }
-        #expect(throws: VaultError.notFound(key)) { try service.delete(key, by: .unknown, in: .plainSecrets) }
+        #expect(throws: VaultError.notFound(key)) { try service.read(key, by: ItemRequest(.unknown), in: .plainSecrets) }
+        #expect(throws: VaultError.notFound(key)) { try service.delete(key, by: ItemRequest(.unknown), in: .plainSecrets) }
         #expect(throws: VaultError.notFound(key)) {
-            try service.update(key, by: .unknown, in: .plainSecrets) { item in (SecretBytes(utf8: "overwritten"), ItemChanges()) }
+            try service.update(key, by: ItemRequest(.unknown), in: .plainSecrets) { item in (SecretBytes(utf8: "overwritten"), ItemChanges()) }
         }
         #expect(try service.info(key, in: .plainSecrets) == nil && service.search([:], in: .plainSecrets).isEmpty)
         #expect(throws: VaultError.self) {
-            try service.create(named: key, attributes: [:], replacing: true, secret: SecretBytes(utf8: "x"), changes: ItemChanges(), by: .unknown)
+            try service.create(named: key, attributes: [:], replacing: true, secret: SecretBytes(utf8: "x"), changes: ItemChanges(), by: ItemRequest(.unknown))
         }
-        #expect(try service.read(key, by: .unknown, in: .everyKind).secret == SecretBytes(utf8: "a session"))
+        #expect(try service.read(key, by: ItemRequest(.unknown), in: .everyKind).secret == SecretBytes(utf8: "a session"))
         // Each refusal is on the record with its code.
         #expect(try records().filter { $0.service == "svc" }.map { "\($0.op) \($0.result)" } == [
             "set ok", "get not_found", "delete not_found", "set not_found", "set permission_denied", "get ok",
@@ -173,11 +173,11 @@ import VaultSystem
 
     @Test func everyChangeIsPostedForTheSecretServiceSignalsWhicheverDoorMadeIt() throws {
         try store()
-        _ = try service.update(key, by: .unknown, in: .plainSecrets) { item in (item.secret, ItemChanges(label: "L")) }
-        let made = try service.create(named: nil, attributes: ["app": "x"], replacing: true, secret: SecretBytes(utf8: "y"), changes: ItemChanges(attributes: ["app": "x"]), by: .unknown)
-        let again = try service.create(named: nil, attributes: ["app": "x"], replacing: true, secret: SecretBytes(utf8: "z"), changes: ItemChanges(attributes: ["app": "x"]), by: .unknown)
+        _ = try service.update(key, by: ItemRequest(.unknown), in: .plainSecrets) { item in (item.secret, ItemChanges(label: "L")) }
+        let made = try service.create(named: nil, attributes: ["app": "x"], replacing: true, secret: SecretBytes(utf8: "y"), changes: ItemChanges(attributes: ["app": "x"]), by: ItemRequest(.unknown))
+        let again = try service.create(named: nil, attributes: ["app": "x"], replacing: true, secret: SecretBytes(utf8: "z"), changes: ItemChanges(attributes: ["app": "x"]), by: ItemRequest(.unknown))
         #expect(made.info.key == again.info.key && !made.replaced && again.replaced)
-        try service.delete(key, by: .unknown, in: .everyKind)
+        try service.delete(key, by: ItemRequest(.unknown), in: .everyKind)
         #expect(posted.all == [
             .created(key, .secret), .changed(key, .secret), .created(made.info.key, .secret),
             .changed(made.info.key, .secret), .deleted(key),
@@ -222,19 +222,19 @@ final class Approver: Sendable {
         try tests.store()
         let open = try ItemKey(service: "open", account: "acct")
         try tests.store("open-secret", at: open)
-        _ = try service.allow(key, program: "/usr/bin/env", by: .unknown)
-        #expect(try service.read(key, by: ItemServiceTests.allowed, in: .everyKind).secret == SecretBytes(utf8: "s3cret"))
+        _ = try service.allow(key, program: "/usr/bin/env", by: ItemRequest(.unknown))
+        #expect(try service.read(key, by: ItemRequest(ItemServiceTests.allowed), in: .everyKind).secret == SecretBytes(utf8: "s3cret"))
         // audit.log replaced by a directory: nothing can be appended.
         let log = service.access.audit.path
         try FileManager.default.removeItem(atPath: log)
         try FileManager.default.createDirectory(atPath: log, withIntermediateDirectories: false)
         do {
-            _ = try service.read(key, by: ItemServiceTests.allowed, in: .everyKind)
+            _ = try service.read(key, by: ItemRequest(ItemServiceTests.allowed), in: .everyKind)
             Issue.record("a guarded item was given out unrecorded")
         } catch let error as VaultError {
             #expect(error.code == .denied && "\(error)".contains("could not be written to the audit log"))
         }
-        #expect(throws: VaultError.self) { try service.readAll([open, key], by: ItemServiceTests.allowed, in: .everyKind) }
-        #expect(try service.read(open, by: ItemServiceTests.other, in: .everyKind).secret == SecretBytes(utf8: "open-secret"))
+        #expect(throws: VaultError.self) { try service.readAll([open, key], by: ItemRequest(ItemServiceTests.allowed), in: .everyKind) }
+        #expect(try service.read(open, by: ItemRequest(ItemServiceTests.other), in: .everyKind).secret == SecretBytes(utf8: "open-secret"))
     }
 }

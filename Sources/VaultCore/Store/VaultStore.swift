@@ -38,15 +38,25 @@ public protocol VaultStore: AnyObject, Sendable {
     /// sign-in sessions; nil for a store no other process can see. Default: nil.
     var refreshLockPath: String? { get }
 
-    /// Brings the store up to date with what other processes wrote (a read's check, see
-    /// `StoreCheckScope`) and returns a number that differs whenever its items may have changed
+    /// Brings the store up to date with what other processes wrote (a read's check) and returns a number that differs whenever its items may have changed
     /// since it was last returned, by this process or another; values derived from items may be
     /// kept while it stays the same. nil when the store cannot tell (nothing may be kept).
     /// Default: nil.
     func itemsGeneration() throws -> UInt64?
+
+    /// This store, its reads not looking for other processes' writes: for a request that has
+    /// just looked (`StoreReadView`). Writes still look. Default: the store itself (a store no
+    /// other process writes, or one that is asked anew each time).
+    func caughtUp() -> any VaultStore
+
+    /// What values derived from the store's items are kept under (`caughtUp`'s view answers its
+    /// store's). Default: the object's identity.
+    var identity: ObjectIdentifier { get }
 }
 
 extension VaultStore {
+    public func caughtUp() -> any VaultStore { self }
+    public var identity: ObjectIdentifier { ObjectIdentifier(self) }
     public var refreshLockPath: String? { nil }
     public func itemsGeneration() throws -> UInt64? { nil }
     public func unaddressable(service: String?) throws -> [UnaddressableItem] { [] }

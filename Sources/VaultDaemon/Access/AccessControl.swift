@@ -44,9 +44,9 @@ final class AccessControl: Sendable {
     }
 
     /// Every access rule, from the cache or the store; a read beside other reads, so checking
-    /// rules does not make every get take turns.
-    func currentRules() throws -> AccessRules {
-        try store.read { active in try cachedRules.value(in: active) { try AccessRules.load(from: $0) } }
+    /// rules does not make every get take turns; through `reads`, a request's view, when given.
+    func currentRules(reads: StoreReadView = StoreReadView()) throws -> AccessRules {
+        try store.read(reads) { active in try cachedRules.value(in: active) { try AccessRules.load(from: $0) } }
     }
 
     /// How access to a guarded item was granted, for its audit record: "rule", "approved once",
@@ -56,9 +56,9 @@ final class AccessControl: Sendable {
     /// Throws `denied` unless `caller` may read `item`: the item has no rules (and not
     /// `--confirm-all`), a rule names the caller's program (path and content), an approver's
     /// grant for a while covers it, or, for an item that needs confirmation, the approver says
-    /// yes now. Returns how access was granted.
-    func checkRead(_ item: ItemKey, op: Operation, caller: CallerIdentity) throws -> Grant? {
-        let rules = try currentRules()
+    /// yes now. Returns how access was granted. `reads`: the request's view of the store.
+    func checkRead(_ item: ItemKey, op: Operation, caller: CallerIdentity, reads: StoreReadView) throws -> Grant? {
+        let rules = try currentRules(reads: reads)
         let verdict = rules.verdict(for: item, caller: caller)
         switch verdict {
         case .unguarded where !confirmAll:
@@ -68,7 +68,7 @@ final class AccessControl: Sendable {
         case .injected:
             // No rule, and no grant for a while either: the approver, if the item has one, decides.
             guard confirmAll || rules.entry(item)?.confirm == true else { throw Self.refusal(verdict, item: item, caller: caller, rules: rules) }
-            return try askApprover(op: op, item: item, caller: caller)
+            return try askApprover(op: op, item: item, caller: caller, reads: reads)
         case .unguarded, .changed, .interpreterNotPinned, .notAllowed:
             break
         }
@@ -80,14 +80,14 @@ final class AccessControl: Sendable {
             return "approved for a while"
         }
         guard confirmAll || rules.entry(item)?.confirm == true else { throw Self.refusal(verdict, item: item, caller: caller, rules: rules) }
-        return try askApprover(op: op, item: item, caller: caller)
+        return try askApprover(op: op, item: item, caller: caller, reads: reads)
     }
 
     /// Asks the approver; returns how it approved (writing the rule or grant it asked for).
-    func askApprover(op: Operation, item: ItemKey, caller: CallerIdentity) throws -> Grant {
+    func askApprover(op: Operation, item: ItemKey, caller: CallerIdentity, reads: StoreReadView) throws -> Grant {
         let answer: ApprovalBroker.Answer
         // The answer may take seconds: what the request reads afterwards is read anew.
-        defer { StoreCheckScope.checkAgain() }
+        defer { reads.lookAgain() }
         do {
             answer = try broker.ask(op: op.rawValue, item: item, caller: caller)
         } catch {
@@ -178,7 +178,7 @@ final class AccessControl: Sendable {
     /// failure to write is logged, without names (`ItemService` refuses a guarded read it could
     /// not record).
     @discardableResult
-    func record(op: String, item: ItemKey?, result: String, caller: CallerIdentity, grant: String? = nil) -> Bool {
+    func record(op: String, item: ItemKey?, result: String, caller: CallerIdentity, grant: String? = nil, reads: StoreReadView = StoreReadView()) -> Bool {
         let entry = AuditEntryBody(
             time: "", op: op, service: item?.service, account: item?.account, result: result, pid: caller.pid, exe: caller.executable,
             script: caller.script, unit: caller.unit, grant: grant)
@@ -187,7 +187,7 @@ final class AccessControl: Sendable {
             // stored anything in gets no item of vault's own from a failed lookup.
             let create = result == "ok" || result == VaultErrorCode.denied.rawValue
             // Read beside other reads; only the first record of a vault takes the write side to make the key.
-            let existing = try store.read { active in try cachedAuditKey.value(in: active) { try AuditKey.get(in: $0, creating: false) } }
+            let existing = try store.read(reads) { active in try cachedAuditKey.value(in: active) { try AuditKey.get(in: $0, creating: false) } }
             guard let key = try existing ?? (create ? store.perform({ try AuditKey.get(in: $0, creating: true) }) : nil) else { return false }
             if try audit.append(entry, key: key) { try? store.perform { Self.saveHead(of: audit, to: $0) } }
             return true

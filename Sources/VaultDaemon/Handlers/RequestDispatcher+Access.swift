@@ -4,14 +4,14 @@ import VaultProtocol
 /// allow, disallow, rules, audit, approve_next, approve_answer: access rules, the audit log and
 /// the approver (`AccessControl`).
 extension RequestDispatcher {
-    func allow(_ request: AccessRuleRequest, _ caller: CallerIdentity) throws -> ResultBody {
+    func allow(_ request: AccessRuleRequest, _ asking: ItemRequest) throws -> ResultBody {
         let item = try ItemKey(service: request.service, account: request.account)
-        return Self.result(rules: AccessRulesBody(try items.allow(item, program: request.path ?? "", interpreter: request.interpreter, anyCaller: request.anyCaller == true, by: caller), item: item))
+        return Self.result(rules: AccessRulesBody(try items.allow(item, program: request.path ?? "", interpreter: request.interpreter, anyCaller: request.anyCaller == true, by: asking), item: item))
     }
 
-    func disallow(_ request: AccessRuleRequest, _ caller: CallerIdentity) throws -> ResultBody {
+    func disallow(_ request: AccessRuleRequest, _ asking: ItemRequest) throws -> ResultBody {
         let item = try ItemKey(service: request.service, account: request.account)
-        return Self.result(rules: AccessRulesBody(try items.disallow(item, program: request.path, by: caller), item: item))
+        return Self.result(rules: AccessRulesBody(try items.disallow(item, program: request.path, by: asking), item: item))
     }
 
     func rules(_ request: AccessRuleRequest) throws -> ResultBody {
@@ -45,7 +45,6 @@ extension RequestDispatcher {
                 return result
             }
             access.audit.wait(ticket, seconds: left)
-            StoreCheckScope.checkAgain()  // it waited: the key is read anew (another process may have replaced it)
         }
     }
 

@@ -14,8 +14,8 @@ extension RequestDispatcher {
 
     /// Rules apply under the name the answer gives the item: its schema as service, its account
     /// attribute as account (`vaultctl allow org.freedesktop.Secret.Generic USER PROGRAM`, say).
-    func foreignGet(_ query: ForeignQuery, _ caller: CallerIdentity) throws -> ResultBody {
-        try items.audited(.foreignGet, nil, by: caller) { facts in
+    func foreignGet(_ query: ForeignQuery, _ asking: ItemRequest) throws -> ResultBody {
+        try items.audited(.foreignGet, nil, by: asking) { facts in
             let schema = try checked(query)
             let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
             guard let (item, secret) = found else { return ResultBody() }
@@ -25,13 +25,13 @@ extension RequestDispatcher {
                 // an approver's "always" for a D-Bus read), and by rules under the helper's name
                 // when it has any (checked, not asked about twice).
                 facts.item = stored
-                facts.grant = try access.checkRead(stored, op: .foreignGet, caller: caller)
+                facts.grant = try access.checkRead(stored, op: .foreignGet, caller: asking.caller, reads: asking.reads)
                 if let named, try access.rules(of: named) != nil {
-                    facts.grant = try access.checkRead(named, op: .foreignGet, caller: caller) ?? facts.grant
+                    facts.grant = try access.checkRead(named, op: .foreignGet, caller: asking.caller, reads: asking.reads) ?? facts.grant
                 }
             } else if let named {
                 facts.item = named
-                facts.grant = try access.checkRead(named, op: .foreignGet, caller: caller)
+                facts.grant = try access.checkRead(named, op: .foreignGet, caller: asking.caller, reads: asking.reads)
             }
             logger.debug("foreign_get \(schema.rawValue) item")
             var body = ItemBody(
@@ -43,8 +43,8 @@ extension RequestDispatcher {
         }
     }
 
-    func foreignSet(_ write: ForeignWrite, _ caller: CallerIdentity) throws -> ResultBody {
-        try items.audited(.foreignSet, nil, by: caller) { _ in
+    func foreignSet(_ write: ForeignWrite, _ asking: ItemRequest) throws -> ResultBody {
+        try items.audited(.foreignSet, nil, by: asking) { _ in
             let schema = try ForeignSchema.named(write.schema)
             try schema.validate(write.attributes, writing: true)
             let written = try store.perform { store in
@@ -55,8 +55,8 @@ extension RequestDispatcher {
         }
     }
 
-    func foreignDelete(_ query: ForeignQuery, _ caller: CallerIdentity) throws -> ResultBody {
-        try items.audited(.foreignDelete, nil, by: caller) { _ in
+    func foreignDelete(_ query: ForeignQuery, _ asking: ItemRequest) throws -> ResultBody {
+        try items.audited(.foreignDelete, nil, by: asking) { _ in
             let schema = try checked(query)
             let listed = try store.read { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: query.attributes) ?? [] }
             let deleted: [ForeignItem]
@@ -65,7 +65,7 @@ extension RequestDispatcher {
                 // clients told).
                 for key in listed.compactMap(\.itemKey) {
                     do {
-                        try items.delete(key, by: caller, in: .plainSecrets)
+                        try items.delete(key, by: asking, in: .plainSecrets)
                     } catch VaultError.notFound {
                         continue
                     }

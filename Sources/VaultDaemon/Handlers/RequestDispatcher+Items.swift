@@ -3,16 +3,16 @@ import VaultProtocol
 
 /// get, add, set, delete, list.
 extension RequestDispatcher {
-    func get(_ name: ItemName, _ caller: CallerIdentity) throws -> ResultBody {
-        let item = try items.read(try ItemKey(addressable: name), by: caller, in: .everyKind)
+    func get(_ name: ItemName, _ asking: ItemRequest) throws -> ResultBody {
+        let item = try items.read(try ItemKey(addressable: name), by: asking, in: .everyKind)
         return ResultBody(item: ItemBody(item.info, secret: item.secret))
     }
 
-    func write(_ write: ItemWrite, replacing: Bool, _ caller: CallerIdentity) throws -> ResultBody {
+    func write(_ write: ItemWrite, replacing: Bool, _ asking: ItemRequest) throws -> ResultBody {
         let key = try ItemKey(addressable: ItemName(service: write.service, account: write.account))
         let info = try items.write(
             key, secret: write.secret, changes: ItemChanges(label: write.label, comment: write.comment, kind: try Self.writableKind(write.kind)),
-            replacing: replacing, confirm: write.confirm == true, by: caller)
+            replacing: replacing, confirm: write.confirm == true, by: asking)
         return ResultBody(item: ItemBody(info, secret: nil))
     }
 
@@ -31,8 +31,8 @@ extension RequestDispatcher {
     }
 
     /// Removes the item and its access rules.
-    func delete(_ name: ItemName, _ caller: CallerIdentity) throws -> ResultBody {
-        try items.delete(try ItemKey(addressable: name), by: caller, in: .everyKind)
+    func delete(_ name: ItemName, _ asking: ItemRequest) throws -> ResultBody {
+        try items.delete(try ItemKey(addressable: name), by: asking, in: .everyKind)
         return ResultBody()
     }
 

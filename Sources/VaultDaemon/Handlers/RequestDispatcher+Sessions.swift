@@ -6,9 +6,9 @@ import VaultTokens
 /// Sign-in sessions: token, login, signup, reset_password, logout, import_session, device_start,
 /// device_poll.
 extension RequestDispatcher {
-    func token(_ request: TokenRequest, _ caller: CallerIdentity) throws -> ResultBody {
+    func token(_ request: TokenRequest, _ asking: ItemRequest) throws -> ResultBody {
         let key = try sessionKey(service: request.service, account: request.account)
-        let token = try items.guardedRead(key, op: .token, by: caller) { try refresher.token(for: key, minTTL: request.minTTL) }
+        let token = try items.guardedRead(key, op: .token, by: asking) { try refresher.token(for: key, minTTL: request.minTTL) }
         return ResultBody(token: TokenBody(
             accessToken: token.accessToken, tokenType: token.tokenType,
             expiresAt: token.expiresAt.flatMap(Timestamp.rfc3339(checkedSeconds:)), account: key.account))

@@ -10,15 +10,15 @@ extension ItemService {
     /// the same way. Loosening the rules of an item that needs confirmation needs the approver
     /// too, or any program could allow itself.
     /// A program that serves whoever runs it (`OpenDoors`) is refused unless `anyCaller`.
-    func allow(_ key: ItemKey, program path: String, interpreter: String? = nil, anyCaller: Bool = false, by caller: CallerIdentity) throws -> AccessRules.Entry? {
-        try audited(.allow, key, by: caller) { facts in
+    func allow(_ key: ItemKey, program path: String, interpreter: String? = nil, anyCaller: Bool = false, by request: ItemRequest) throws -> AccessRules.Entry? {
+        try audited(.allow, key, by: request) { facts in
             let program = try Self.pinned(try Self.programPath(path))
             let pinned = try ScriptInterpreter.of(program.path, named: interpreter).map { try Self.pinned($0) }
             if !anyCaller, let why = OpenDoors.reason(CallerIdentity.Program(path: program.path, hash: program.hash, interpreter: pinned)) {
                 throw VaultError.invalidInput("\(why), so every program that can run it would read \(key). If that is meant, add --any-caller; else mark the item --confirm and approve each use (the approver sees who ran it)")
             }
             if try access.confirmAll || access.rules(of: key)?.confirm == true {
-                facts.grant = try access.askApprover(op: .allow, item: key, caller: caller)
+                facts.grant = try access.askApprover(op: .allow, item: key, caller: request.caller, reads: request.reads)
             }
             return try access.allow(key, program: CallerIdentity.Program(path: program.path, hash: program.hash, interpreter: pinned))
         }
@@ -34,8 +34,8 @@ extension ItemService {
 
     /// Removes the rule allowing the program at `path` (as given, or as it resolves now: the file
     /// may be gone) to read `key`; an error when no rule names it.
-    func disallow(_ key: ItemKey, program path: String?, by caller: CallerIdentity) throws -> AccessRules.Entry? {
-        try audited(.disallow, key, by: caller) { _ in
+    func disallow(_ key: ItemKey, program path: String?, by request: ItemRequest) throws -> AccessRules.Entry? {
+        try audited(.disallow, key, by: request) { _ in
             guard let given = path, given.hasPrefix("/") else { throw VaultError.invalidInput("disallow takes the program's absolute path") }
             let paths = Set([given, PeerProcess.realPath(given)].compactMap { $0 })
             var removed = false

@@ -7,8 +7,8 @@ import VaultProtocol
 extension ItemService {
     /// `add` (refusing an existing key) or `set` (inserting or replacing) of `key`; `confirm`
     /// marks the item as needing the approver for every read.
-    func write(_ key: ItemKey, secret: SecretBytes, changes itemChanges: ItemChanges, replacing: Bool, confirm: Bool, by caller: CallerIdentity) throws -> ItemInfo {
-        try audited(replacing ? .set : .add, key, by: caller) { _ in
+    func write(_ key: ItemKey, secret: SecretBytes, changes itemChanges: ItemChanges, replacing: Bool, confirm: Bool, by request: ItemRequest) throws -> ItemInfo {
+        try audited(replacing ? .set : .add, key, by: request) { _ in
             let info = try store.perform { store in
                 replacing ? try store.set(key, secret: secret, changes: itemChanges) : try store.add(key, secret: secret, changes: itemChanges)
             }
@@ -21,8 +21,8 @@ extension ItemService {
 
     /// Changes the existing item under `key` in `scope`: `change` gets it, alone on the store,
     /// and returns what to store (its secret and changes). `notFound` when there is none.
-    func update(_ key: ItemKey, by caller: CallerIdentity, in scope: Scope, _ change: (Item) throws -> (SecretBytes, ItemChanges)) throws -> ItemInfo {
-        try audited(.set, key, by: caller) { _ in
+    func update(_ key: ItemKey, by request: ItemRequest, in scope: Scope, _ change: (Item) throws -> (SecretBytes, ItemChanges)) throws -> ItemInfo {
+        try audited(.set, key, by: request) { _ in
             let info = try store.perform { store in
                 let item = try Self.existing(key, in: scope, of: store)
                 let (secret, itemChanges) = try change(item)
@@ -38,8 +38,8 @@ extension ItemService {
     /// up for exactly `attributes` when `replacing` (the Secret Service's CreateItem with
     /// replace), else under a new made-up key. An existing item of another kind is not
     /// overwritten. Returns the item and whether it replaced one.
-    func create(named: ItemKey?, attributes: [String: String], replacing: Bool, secret: SecretBytes, changes itemChanges: ItemChanges, by caller: CallerIdentity) throws -> (info: ItemInfo, replaced: Bool) {
-        try audited(.set, named, by: caller) { facts in
+    func create(named: ItemKey?, attributes: [String: String], replacing: Bool, secret: SecretBytes, changes itemChanges: ItemChanges, by request: ItemRequest) throws -> (info: ItemInfo, replaced: Bool) {
+        try audited(.set, named, by: request) { facts in
             let (info, replaced) = try store.perform { store -> (ItemInfo, Bool) in
                 var key = named
                 if key == nil, replacing {
@@ -70,9 +70,9 @@ extension ItemService {
     /// exclusive section (replacing any `target` had): no rule stays behind for a program to
     /// escape by renaming. Recorded as a set of `key` when refused, else as a delete of `key`
     /// and a set of `target`.
-    func move(_ key: ItemKey, to target: ItemKey, by caller: CallerIdentity, in scope: Scope, _ change: (Item) -> ItemChanges) throws -> ItemInfo {
-        let info = try audited(.set, key, by: caller) { facts in
-            try decide(key, op: .set, by: caller, &facts)
+    func move(_ key: ItemKey, to target: ItemKey, by request: ItemRequest, in scope: Scope, _ change: (Item) -> ItemChanges) throws -> ItemInfo {
+        let info = try audited(.set, key, by: request) { facts in
+            try decide(key, op: .set, by: request, &facts)
             let info = try store.perform { store in
                 let item = try Self.existing(key, in: scope, of: store)
                 let info: ItemInfo
@@ -97,8 +97,8 @@ extension ItemService {
     /// Removes the item under `key` in `scope` and its access rules, in one exclusive section
     /// (no request sees the item gone and its rules left): an item made again under the name
     /// starts unguarded.
-    func delete(_ key: ItemKey, by caller: CallerIdentity, in scope: Scope) throws {
-        try audited(.delete, key, by: caller) { _ in
+    func delete(_ key: ItemKey, by request: ItemRequest, in scope: Scope) throws {
+        try audited(.delete, key, by: request) { _ in
             try store.perform { store in
                 if scope != .everyKind { _ = try Self.existing(key, in: scope, of: store) }
                 try store.delete(key)

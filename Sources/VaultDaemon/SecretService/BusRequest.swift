@@ -10,6 +10,8 @@ struct BusRequest: @unchecked Sendable {
     let interface: String
     let member: String
     let parameters: BusVariant
+    /// The call's one view of the store (`StoreReadView`), for every read it makes.
+    let reads = StoreReadView()
 
     init(sender: String, path: String, interface: String, member: String, parameters: BusVariant) {
         self.sender = sender

@@ -274,7 +274,7 @@ final class SecretServiceProvider: BusSignals, @unchecked Sendable {
             guard let value = request.argument(2).unboxed else { throw BusError.invalidArgs("Set takes a variant") }
             let name = request.argument(1).string ?? ""
             guard let object else { throw BusError.notSupported("\(interface) has no property \(name) to set") }
-            try object.setProperty(name, to: value, at: request.path, by: request.sender)
+            try object.setProperty(name, to: value, at: request.path, for: request)
             return nil
         default:
             throw BusError.notSupported("no method \(request.member)")

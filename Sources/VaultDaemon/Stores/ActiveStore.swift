@@ -86,6 +86,12 @@ public final class ActiveStore: @unchecked Sendable {
         try access.withShared { try body(store) }
     }
 
+    /// As `read`, through one request's view (`StoreReadView`): only its first read looks for
+    /// other processes' writes.
+    public func read<R>(_ view: StoreReadView, _ body: (any VaultStore) throws -> R) throws -> R {
+        try access.withShared { try body(view.reading(store)) }
+    }
+
     /// Makes `cache` one that every exclusive section (writes, lock, unlock, migrate, passphrase
     /// change, auto-lock) empties before the next read can run.
     func register(_ cache: any StoreCacheClearing) {

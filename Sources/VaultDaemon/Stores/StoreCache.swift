@@ -10,8 +10,8 @@ import VaultSystem
 /// `itemsGeneration`, taken (and so the store brought up to date) before the value was loaded,
 /// and used only while the store still answers the same generation:
 /// - file store: the generation changes whenever the store reads another process's write, which
-///   the same call checks for (one `fstatat` per request, shared with the request's other reads:
-///   `StoreCheckScope`);
+///   the same call checks for (one look per request, shared with the request's other reads:
+///   `StoreReadView`);
 /// - Secret Service: no generation, never cached (any program of the user can change the
 ///   collection over D-Bus, and no change signal is watched here);
 /// - in-memory store: no other process can write it.
@@ -30,7 +30,7 @@ final class StoreCache<Value: Sendable>: StoreCacheClearing, Sendable {
     /// The cached value, or `load(store)` (then cached). Call inside `ActiveStore.read` with its store.
     func value(in store: any VaultStore, load: (any VaultStore) throws -> Value) throws -> Value {
         guard let generation = try? store.itemsGeneration() else { return try load(store) }
-        let identity = ObjectIdentifier(store)
+        let identity = store.identity
         if let cached = entry.withLock({ $0 }), cached.store == identity, cached.generation == generation { return cached.value }
         let value = try load(store)
         entry.withLock { $0 = Entry(store: identity, generation: generation, value: value) }

@@ -9,11 +9,8 @@ struct StoreRefreshLock: RefreshLock {
 
     func withLock<R>(_ key: ItemKey, until deadline: Double, _ body: () throws -> R) throws -> R {
         guard let path = store.current.store.refreshLockPath else { return try body() }
-        return try FileRefreshLock(path: path).withLock(key, until: deadline) {
-            // Another vaultd may have refreshed the session while this one waited: the request's
-            // reads from here on check the vault file again (`StoreCheckScope`).
-            StoreCheckScope.checkAgain()
-            return try body()
-        }
+        // Another vaultd may have refreshed the session while this one waited: the session is
+        // read afterwards with a read of its own, which looks at the vault file again.
+        return try FileRefreshLock(path: path).withLock(key, until: deadline, body)
     }
 }

@@ -9,7 +9,11 @@ extension EncryptedFileStore {
     /// The state lock is held only to find the sealed record; it is opened outside, so that
     /// concurrent `get`s decrypt side by side (the key stays alive while this holds it).
     public func get(_ key: ItemKey) throws -> Item {
-        let (entry, vaultID, dataKey) = try withOpenVault { vault, _ in (try vault.table.entry(key), vault.keyBlock.vaultID, vault.dataKey) }
+        try get(key, looking: true)
+    }
+
+    func get(_ key: ItemKey, looking: Bool) throws -> Item {
+        let (entry, vaultID, dataKey) = try withOpenVault(looking: looking) { vault, _ in (try vault.table.entry(key), vault.keyBlock.vaultID, vault.dataKey) }
         do {
             return Item(info: entry.info, secret: try entry.payload.openSecret(vaultID: vaultID, key: dataKey))
         } catch CryptoError.authenticationFailed {
@@ -32,11 +36,19 @@ extension EncryptedFileStore {
     }
 
     public func list(service: String?) throws -> [ItemInfo] {
-        try withOpenVault { vault, _ in vault.table.list(service: service) }
+        try list(service: service, looking: true)
+    }
+
+    func list(service: String?, looking: Bool) throws -> [ItemInfo] {
+        try withOpenVault(looking: looking) { vault, _ in vault.table.list(service: service) }
     }
 
     public func list(service: String?, after: ItemKey?, limit: Int) throws -> [ItemInfo] {
-        try withOpenVault { vault, _ in vault.table.list(service: service, after: after, limit: limit) }
+        try list(service: service, after: after, limit: limit, looking: true)
+    }
+
+    func list(service: String?, after: ItemKey?, limit: Int, looking: Bool) throws -> [ItemInfo] {
+        try withOpenVault(looking: looking) { vault, _ in vault.table.list(service: service, after: after, limit: limit) }
     }
 
     func write(_ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool) throws -> ItemInfo {

@@ -14,15 +14,19 @@ extension EncryptedFileStore {
         try withOpenVault { _, generation in generation }
     }
 
+    /// The generation, without looking for other processes' writes (`CaughtUpFileStore`).
+    func itemsGeneration(looking: Bool) throws -> UInt64? {
+        try withOpenVault(looking: looking) { _, generation in generation }
+    }
+
     /// `body` with the open vault and its generation, caught up first with other processes'
-    /// writes when this read checks for them (`StoreCheckScope`: outside a request every read
-    /// does, inside one the first). The check is one `poll` of the directory's watch, made
+    /// writes when `looking` (every read does, but those of a request after its first:
+    /// `StoreReadView`, `CaughtUpFileStore`). The check is one `poll` of the directory's watch, made
     /// before the lock is taken (or, where the directory cannot be watched, one `fstatat`); while
     /// nothing changed, the lock is held only while `body` runs. When the watch has news, it is
     /// drained under the lock before the file is looked at (`ChangeWatch`).
-    func withOpenVault<R>(_ body: (borrowing OpenVault, UInt64) throws -> R) throws -> R {
-        let checking = StoreCheckScope.mustCheck(self)
-        let news = checking ? watch.news() : .quiet
+    func withOpenVault<R>(looking: Bool = true, _ body: (borrowing OpenVault, UInt64) throws -> R) throws -> R {
+        let news = looking ? watch.news() : .quiet
         let seen = news == .unwatched ? try? FileStatus.of(path, followSymlinks: false) : nil
         return try state.withLock { state in
             // The vault lent to `body` where it is held, not bound to a local first: a copy of

@@ -52,7 +52,7 @@ import VaultCore
 
     @Test func aSignInSessionIsNoItemOverTheBus() throws {
         let key = try ItemKey(service: "supabase", account: "me")
-        _ = try bus.items.write(key, secret: SecretBytes(utf8: "{}"), changes: ItemChanges(kind: .session), replacing: true, confirm: false, by: .unknown)
+        _ = try bus.items.write(key, secret: SecretBytes(utf8: "{}"), changes: ItemChanges(kind: .session), replacing: true, confirm: false, by: ItemRequest(.unknown))
         let session = try bus.openPlainSession()
         #expect(bus.call(Self.item, "GetSecret", at: SecretServicePath.item(key), [.objectPath(session)]).failure?.name == "org.freedesktop.Secret.Error.NoSuchObject")
         #expect(try bus.value(ServiceObject.interface, "SearchItems", [.stringDictionary([:])])?.child(0)?.childCount == 0)

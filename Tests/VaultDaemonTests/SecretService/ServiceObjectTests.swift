@@ -67,7 +67,7 @@ import VaultCore
         let foreign = try bus.openPlainSession(by: ProviderHarness.other)
         #expect(bus.call(Self.service, "GetSecrets", [.objectPaths([open]), .objectPath(foreign)]).failure?.name == "org.freedesktop.Secret.Error.NoSession")
         // A rule on one item refuses the whole call: a bus caller without a process matches none.
-        _ = try bus.items.allow(try ItemKey(service: "api", account: "ci"), program: "/usr/bin/env", by: .unknown)
+        _ = try bus.items.allow(try ItemKey(service: "api", account: "ci"), program: "/usr/bin/env", by: ItemRequest(.unknown))
         let refused = bus.call(Self.service, "GetSecrets", [.objectPaths([open, guarded]), .objectPath(session)]).failure
         #expect(refused?.name == "org.freedesktop.DBus.Error.AccessDenied")
     }

@@ -19,13 +19,13 @@ protocol BusObject: Sendable {
 
     /// Sets the property `name` of the object at `path` to `value` (GDBus checked that it is
     /// writable and of its type).
-    func setProperty(_ name: String, to value: BusVariant, at path: String, by sender: String) throws
+    func setProperty(_ name: String, to value: BusVariant, at path: String, for request: BusRequest) throws
 }
 
 extension BusObject {
     func properties(at path: String) throws -> [(String, BusValue)] { [] }
 
-    func setProperty(_ name: String, to value: BusVariant, at path: String, by sender: String) throws {
+    func setProperty(_ name: String, to value: BusVariant, at path: String, for request: BusRequest) throws {
         throw BusError.notSupported("\(name) of \(Self.interface) cannot be set")
     }
 

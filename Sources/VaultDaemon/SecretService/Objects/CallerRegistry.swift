@@ -103,6 +103,11 @@ final class CallerRegistry: Sendable {
         }
     }
 
+    /// `request` as the policy core takes it: its caller and its read view.
+    func asking(_ request: BusRequest) -> ItemRequest {
+        ItemRequest(identity(of: request.sender), reads: request.reads)
+    }
+
     /// Who `sender` is, as far as /proc tells while the pidfd taken at its first call shows the
     /// process still runs (nothing once it has exited, or without a pid).
     func identity(of sender: String) -> CallerIdentity {

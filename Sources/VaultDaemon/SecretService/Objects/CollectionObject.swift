@@ -26,7 +26,7 @@ struct CollectionObject: BusObject {
             return BusReply(.tuple([.objectPaths(try search(request.argument(0)))]))
         case .createItem:
             return BusReply(try createItem(properties: request.argument(0), secret: request.argument(1),
-                                           replace: request.argument(2).boolean ?? false, caller: request.sender))
+                                           replace: request.argument(2).boolean ?? false, request: request))
         }
     }
 
@@ -43,7 +43,7 @@ struct CollectionObject: BusObject {
         ]
     }
 
-    func setProperty(_ name: String, to value: BusVariant, at path: String, by sender: String) throws {
+    func setProperty(_ name: String, to value: BusVariant, at path: String, for request: BusRequest) throws {
         throw BusError.notSupported("vaultd's collection is the whole vault: its \(name) cannot be changed")
     }
 
@@ -53,7 +53,7 @@ struct CollectionObject: BusObject {
         try items.search(try SecretServiceAttributes.parse(query), in: .plainSecrets).map { SecretServicePath.item($0.key) }
     }
 
-    private func createItem(properties: BusVariant, secret: BusVariant, replace: Bool, caller: String) throws -> BusValue {
+    private func createItem(properties: BusVariant, secret: BusVariant, replace: Bool, request: BusRequest) throws -> BusValue {
         guard let properties = properties.variantDictionary(atMost: 64) else { throw BusError.invalidArgs("properties are a{sv}, at most 64 of them") }
         var attributes: [String: String] = [:]
         if let given = properties["org.freedesktop.Secret.Item.Attributes"] {
@@ -64,12 +64,12 @@ struct CollectionObject: BusObject {
             guard let text = given.string else { throw BusError.invalidArgs("Label is a string of at most \(ItemLimits.maxLabelBytes) bytes") }
             label = text
         }
-        let (value, contentType) = try sessions.secret(in: secret, from: caller)
+        let (value, contentType) = try sessions.secret(in: secret, from: request.sender)
         let (named, others) = SecretServiceAttributes.split(attributes)
         if let problem = ItemAttributes.problem(with: others, keyIsMadeUp: named == nil) { throw BusError.invalidArgs(problem) }
         let created = try items.create(
             named: named, attributes: others, replacing: replace, secret: value,
-            changes: ItemChanges(label: label, attributes: others, contentType: contentType), by: callers.identity(of: caller))
+            changes: ItemChanges(label: label, attributes: others, contentType: contentType), by: callers.asking(request))
         return .tuple([.objectPath(SecretServicePath.item(created.info.key)), .objectPath(SecretServicePath.none)])
     }
 }

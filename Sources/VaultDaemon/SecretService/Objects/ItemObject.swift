@@ -22,15 +22,15 @@ struct ItemObject: BusObject {
         do {
             switch method {
             case .delete:
-                try items.delete(key, by: callers.identity(of: caller), in: .plainSecrets)
+                try items.delete(key, by: callers.asking(request), in: .plainSecrets)
                 return BusReply(.tuple([.objectPath(SecretServicePath.none)]))
             case .getSecret:
                 let session = try sessions.session(request.argument(0).string ?? "", of: caller)
-                let item = try items.read(key, by: callers.identity(of: caller), in: .plainSecrets)
+                let item = try items.read(key, by: callers.asking(request), in: .plainSecrets)
                 return BusReply(.tuple([try session.encode(item.secret, contentType: item.info.contentType)]))
             case .setSecret:
                 let (secret, contentType) = try sessions.secret(in: request.argument(0), from: caller)
-                _ = try items.update(key, by: callers.identity(of: caller), in: .plainSecrets) { _ in (secret, ItemChanges(contentType: contentType)) }
+                _ = try items.update(key, by: callers.asking(request), in: .plainSecrets) { _ in (secret, ItemChanges(contentType: contentType)) }
                 return BusReply()
             }
         } catch VaultError.notFound {
@@ -55,15 +55,15 @@ struct ItemObject: BusObject {
         ]
     }
 
-    func setProperty(_ name: String, to value: BusVariant, at path: String, by sender: String) throws {
+    func setProperty(_ name: String, to value: BusVariant, at path: String, for request: BusRequest) throws {
         let key = try self.key(at: path)
         do {
             switch name {
             case "Label":
                 guard let label = value.string else { throw BusError.invalidArgs("Label is a string of at most \(ItemLimits.maxLabelBytes) bytes") }
-                _ = try items.update(key, by: callers.identity(of: sender), in: .plainSecrets) { item in (item.secret, ItemChanges(label: label)) }
+                _ = try items.update(key, by: callers.asking(request), in: .plainSecrets) { item in (item.secret, ItemChanges(label: label)) }
             case "Attributes":
-                try changeAttributes(of: key, to: try SecretServiceAttributes.parse(value), sender: sender)
+                try changeAttributes(of: key, to: try SecretServiceAttributes.parse(value), request: request)
             default:
                 throw BusError.invalidArgs("\(name) cannot be set")
             }
@@ -81,7 +81,7 @@ struct ItemObject: BusObject {
     /// New attributes for the item at `key`. When they name another key (`service` and
     /// `username`), the item moves there (`ItemService.move`: a read's check, its rules with it):
     /// a new path, announced as one item deleted and one created.
-    private func changeAttributes(of key: ItemKey, to attributes: [String: String], sender: String) throws {
+    private func changeAttributes(of key: ItemKey, to attributes: [String: String], request: BusRequest) throws {
         let (named, others) = SecretServiceAttributes.split(attributes)
         let target = named ?? (key.isAttributeOnly ? key : nil)
         guard let target else {
@@ -92,9 +92,9 @@ struct ItemObject: BusObject {
             ItemChanges(label: item.info.label, comment: item.info.comment, attributes: others, contentType: item.info.contentType)
         }
         if target == key {
-            _ = try items.update(key, by: callers.identity(of: sender), in: .plainSecrets) { item in (item.secret, changes(item)) }
+            _ = try items.update(key, by: callers.asking(request), in: .plainSecrets) { item in (item.secret, changes(item)) }
         } else {
-            _ = try items.move(key, to: target, by: callers.identity(of: sender), in: .plainSecrets, changes)
+            _ = try items.move(key, to: target, by: callers.asking(request), in: .plainSecrets, changes)
         }
     }
 }

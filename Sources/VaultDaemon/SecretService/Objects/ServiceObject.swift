@@ -68,7 +68,7 @@ struct ServiceObject: BusObject {
         [("Collections", .objectPaths([SecretServicePath.collection]))]
     }
 
-    func setProperty(_ name: String, to value: BusVariant, at path: String, by sender: String) throws {
+    func setProperty(_ name: String, to value: BusVariant, at path: String, for request: BusRequest) throws {
         throw BusError.notSupported("vaultd's collection is the whole vault: its \(name) cannot be changed")
     }
 
@@ -79,7 +79,7 @@ struct ServiceObject: BusObject {
         for path in try request.argument(0).strings(atMost: Self.maxObjectsPerCall) ?? [] {
             if let key = SecretServicePath.key(ofItem: path), !key.isReserved, paths[key] == nil { paths[key] = path }
         }
-        let read = try items.readAll(paths.keys.sorted(), by: callers.identity(of: request.sender), in: .plainSecrets)
+        let read = try items.readAll(paths.keys.sorted(), by: callers.asking(request), in: .plainSecrets)
         let secrets = try read.map { (paths[$0.info.key]!, try session.encode($0.secret, contentType: $0.info.contentType)) }
         return .tuple([.objectDictionary(valueType: "(oayays)", secrets)])
     }
