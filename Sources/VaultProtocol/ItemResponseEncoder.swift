@@ -14,7 +14,7 @@ package enum ItemResponseEncoder {
         guard case .success(let result) = line.response, result.unaddressable == nil, !result.$status.isPresent,
               !result.$migration.isPresent, !result.$doctor.isPresent, !result.$token.isPresent, result.message == nil,
               !result.$device.isPresent, result.foreign == nil, !result.$rules.isPresent, result.audit == nil,
-              !result.$approval.isPresent
+              !result.$approval.isPresent, !result.$resolution.isPresent
         else { return nil }
         if let item = result.item, item.isPlain, result.items == nil, result.next == nil {
             let secretIsText = item.secret?.withUnsafeBytes(UTF8Validation.isValid) ?? true
