@@ -151,6 +151,8 @@ let package = Package(
         .testTarget(name: "FuzzRegressionTests", dependencies: ["VaultFuzzTargets", "VaultTestSupport"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultSystem", "VaultProtocol", "VaultCore"]),
         .testTarget(name: "VaultCLITests", dependencies: ["VaultSystem", "VaultCLI", "VaultClient", "VaultCore"]),
+        // The credential helpers' parsers, mappings and answers, without a daemon.
+        .testTarget(name: "VaultHelpersTests", dependencies: ["VaultSystem", "VaultHelpers", "VaultClient", "VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultClientTests", dependencies: ["VaultSystem", "VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultSystem", "VaultTokens", "VaultCore"]),

@@ -10,6 +10,11 @@ import VaultCore
 struct CredentialItems {
     let vault: VaultConnection
 
+    /// The credential vaultd gives a helper's `get` for `lookup`, in one request.
+    func resolve(_ lookup: CredentialLookup) throws(VaultClientError) -> ResolvedCredential {
+        try vault.resolveCredential(lookup)
+    }
+
     /// The accounts of the plain secrets kept under `service`, sorted.
     func accounts(service: String) throws(VaultClientError) -> [String] {
         try vault.list(service: service).filter { $0.kind == .secret }.map(\.account)

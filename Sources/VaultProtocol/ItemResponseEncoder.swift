@@ -1,7 +1,8 @@
 import VaultCore
 
 /// The hot path of `MessageCodec.encode`: a response that carries one plain item (`get`, `add`,
-/// `set`), or one page of plain items (`list`: `items` and `next`, nothing else), written straight
+/// `set`, and `resolve_credential` with what it found), `resolve_credential`'s answer that found
+/// no item, or one page of plain items (`list`: `items` and `next`, nothing else), written straight
 /// into one buffer, byte for byte what `JSONEncoder` with sorted keys writes (ProtocolTests
 /// compares the two), without its boxing, key sorting and intermediate `Data`. It runs twice,
 /// once counting, so the buffer is allocated once at its exact size (no reallocation leaves a
@@ -16,9 +17,17 @@ package enum ItemResponseEncoder {
               !result.$device.isPresent, result.foreign == nil, !result.$rules.isPresent, result.audit == nil,
               !result.$approval.isPresent
         else { return nil }
+        // `resolve_credential`'s answers that say only what was found: an item, or none.
+        var found: String?
+        if result.$resolution.isPresent {
+            guard let resolution = result.resolution, resolution.among == nil, resolution.count == nil,
+                  result.items == nil, result.next == nil else { return nil }
+            found = resolution.found
+            if result.item == nil { return ExactBuffer.written(Resolution(id: line.id, found: resolution.found)) }
+        }
         if let item = result.item, item.isPlain, result.items == nil, result.next == nil {
             let secretIsText = item.secret?.withUnsafeBytes(UTF8Validation.isValid) ?? true
-            return ExactBuffer.written(OneItem(id: line.id, item: item, secretIsText: secretIsText))
+            return ExactBuffer.written(OneItem(id: line.id, item: item, secretIsText: secretIsText, found: found))
         }
         if result.item == nil, let items = result.items, items.allSatisfy({ $0.isPlain && $0.secret == nil }) {
             return ExactBuffer.written(ItemPage(id: line.id, items: items, next: result.next))
@@ -26,17 +35,35 @@ package enum ItemResponseEncoder {
         return nil
     }
 
-    /// `get`, `add`, `set`: `{"id":…,"ok":true,"result":{"item":{…}}}`.
+    /// `get`, `add`, `set`: `{"id":…,"ok":true,"result":{"item":{…}}}`; `resolve_credential`'s
+    /// vault item: `…{"item":{…},"resolution":{"found":…}}}`.
     private struct OneItem: ExactlyWritten {
         let id: RequestID
         let item: ItemBody
         let secretIsText: Bool
+        let found: String?
 
         func write<Sink: ByteSink>(to sink: inout Sink) {
             ItemResponseEncoder.write(id, to: &sink)
             sink.put(#","ok":true,"result":{"item":"#)
             ItemResponseEncoder.write(item, secretIsText: secretIsText, to: &sink)
+            if let found {
+                ItemResponseEncoder.field(#","resolution":{"found":"#, found, to: &sink)
+                sink.put(UInt8(ascii: "}"))
+            }
             sink.put("}}\n")
+        }
+    }
+
+    /// `resolve_credential` finding no item: `{"id":…,"ok":true,"result":{"resolution":{"found":…}}}`.
+    private struct Resolution: ExactlyWritten {
+        let id: RequestID
+        let found: String
+
+        func write<Sink: ByteSink>(to sink: inout Sink) {
+            ItemResponseEncoder.write(id, to: &sink)
+            ItemResponseEncoder.field(#","ok":true,"result":{"resolution":{"found":"#, found, to: &sink)
+            sink.put("}}}\n")
         }
     }
 

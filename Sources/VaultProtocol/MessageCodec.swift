@@ -32,10 +32,11 @@ public enum MessageCodec {
         return splice.splice(encoded)
     }
 
-    /// A request's line (with its newline): a plain `get` by `GetRequestEncoder`, anything else
-    /// as `encodedLine` writes it; nil when it cannot be encoded.
+    /// A request's line (with its newline): a plain `get` by `GetRequestEncoder`, a
+    /// `resolve_credential` by `CredentialRequestEncoder`, anything else as `encodedLine` writes
+    /// it; nil when it cannot be encoded.
     public static func requestLine(_ request: RequestLine) -> [UInt8]? {
-        GetRequestEncoder.encode(request) ?? encodedLine(request)
+        GetRequestEncoder.encode(request) ?? CredentialRequestEncoder.encode(request) ?? encodedLine(request)
     }
 
     private static var encodingFailed: [UInt8] {

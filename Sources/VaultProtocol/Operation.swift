@@ -16,4 +16,5 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case approveNext = "approve_next"
     case approveAnswer = "approve_answer"
     case setApprovalSecret = "set_approval_secret"
+    case resolveCredential = "resolve_credential"
 }

@@ -42,6 +42,7 @@ import VaultSystem
         #"{"id":21,"op":"foreign_get","schema":"git","attributes":{"protocol":"https","server":"h.example","port":null}}"#,
         #"{"id":22,"op":"foreign_set","schema":"git","attributes":{"protocol":"https","server":"h.example","user":"u"},"label":"L","secret":"s"}"#,
         #"{"id":23,"op":"foreign_delete","schema":"docker","attributes":{"server":"https://r.example","docker_cli":"1"}}"#,
+        #"{"id":24,"op":"resolve_credential","helper":"git","service":"git:https://h.example","attributes":{"protocol":"https","server":"h.example","port":null}}"#,
     ]
 
     static let replacements: [String] = [

@@ -41,6 +41,9 @@ import VaultProtocol
             .approveNext(ApprovalWait(wait: 3)),
             .approveAnswer(ApprovalAnswer(id: 4, answer: "minutes", minutes: 5)),
             .setApprovalSecret(ApprovalSecretChange(secret: SecretBytes(utf8: "old"), new: SecretBytes(utf8: "new secret"))),
+            .resolveCredential(CredentialRequest(
+                helper: "git", service: "git:https://h.example", account: "alice", attributes: ["server": "h.example", "port": nil],
+                sessionService: "forge", sessionAccount: "me")),
         ]
         #expect(Set(requests.map(\.operation)) == Set(Operation.allCases))
         for request in requests {
@@ -57,6 +60,11 @@ import VaultProtocol
         guard case .foreignGet(let query) = try roundTrip(requests[20]).request else { Issue.record("not a foreign_get"); return }
         let expected: [String: String?] = ["server": "h.example", "port": nil]
         #expect(query.attributes == expected)
+        guard case .resolveCredential(let credential) = try roundTrip(requests.last!).request, case .resolveCredential(let sent) = requests.last! else {
+            Issue.record("not a resolve_credential")
+            return
+        }
+        #expect(credential == sent)
         guard case .foreignSet(let foreignWrite) = try roundTrip(requests[21]).request else { Issue.record("not a foreign_set"); return }
         #expect(foreignWrite.secret == SecretBytes([0xff]) && foreignWrite.label == "s")
         // The approval's id rides in `request`: `id` is the envelope's.

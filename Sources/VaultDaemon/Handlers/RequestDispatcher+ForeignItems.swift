@@ -7,40 +7,15 @@ import VaultProtocol
 /// empty lists, no item, nothing written.
 extension RequestDispatcher {
     func foreignList(_ query: ForeignQuery) throws -> ResultBody {
-        let schema = try checked(query)
-        let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: query.attributes) ?? [] }
+        let found = try items.foreignItems(try checked(query), matching: query.attributes)
         return ResultBody(foreign: found.map(ForeignItemBody.init))
     }
 
-    /// Rules apply under the name the answer gives the item: its schema as service, its account
-    /// attribute as account (`vaultctl allow org.freedesktop.Secret.Generic USER PROGRAM`, say).
+    /// The newest matching item with its secret (`ItemService.readForeign`); no `item` when none.
     func foreignGet(_ query: ForeignQuery, _ asking: ItemRequest) throws -> ResultBody {
-        try items.audited(.foreignGet, nil, by: asking) { facts in
-            let schema = try checked(query)
-            let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: query.attributes) }
-            guard let (item, secret) = found else { return ResultBody() }
-            let named = try? ItemKey(service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "")
-            if let stored = item.itemKey {
-                // An item of vault's own store is guarded by its own rules (set with `allow`, or by
-                // an approver's "always" for a D-Bus read), and by rules under the helper's name
-                // when it has any (checked, not asked about twice).
-                facts.item = stored
-                facts.grant = try access.checkRead(stored, op: .foreignGet, caller: asking.caller, reads: asking.reads)
-                if let named, try access.rules(of: named) != nil {
-                    facts.grant = try access.checkRead(named, op: .foreignGet, caller: asking.caller, reads: asking.reads) ?? facts.grant
-                }
-            } else if let named {
-                facts.item = named
-                facts.grant = try access.checkRead(named, op: .foreignGet, caller: asking.caller, reads: asking.reads)
-            }
-            logger.debug("foreign_get \(schema.rawValue) item")
-            var body = ItemBody(
-                service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "", label: item.label, comment: "",
-                kind: ItemKind.secret.rawValue, created: Timestamp.rfc3339(milliseconds: item.created),
-                modified: Timestamp.rfc3339(milliseconds: item.modified), secret: secret)
-            body.attributes = item.attributes
-            return ResultBody(item: body)
-        }
+        let schema = try checked(query)
+        guard let (item, secret) = try items.readForeign(schema, matching: query.attributes, by: asking) else { return ResultBody() }
+        return ResultBody(item: ItemBody(item, of: schema, secret: secret))
     }
 
     func foreignSet(_ write: ForeignWrite, _ asking: ItemRequest) throws -> ResultBody {
@@ -83,6 +58,18 @@ extension RequestDispatcher {
         let schema = try ForeignSchema.named(query.schema)
         try schema.validate(query.attributes, writing: false)
         return schema
+    }
+}
+
+extension ItemBody {
+    /// Another helper's item as `foreign_get` answers it: `service` its schema's name, `account`
+    /// its account attribute, `attributes` its key attributes.
+    init(_ item: ForeignItem, of schema: ForeignSchema, secret: SecretBytes) {
+        self.init(
+            service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "", label: item.label, comment: "",
+            kind: ItemKind.secret.rawValue, created: Timestamp.rfc3339(milliseconds: item.created),
+            modified: Timestamp.rfc3339(milliseconds: item.modified), secret: secret)
+        attributes = item.attributes
     }
 }
 

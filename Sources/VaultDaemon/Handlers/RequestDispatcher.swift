@@ -161,6 +161,7 @@ public final class RequestDispatcher: Sendable {
         case .approveNext(let payload): try approveNext(payload, caller, peer)
         case .approveAnswer(let payload): try approveAnswer(payload, peer)
         case .setApprovalSecret(let payload): try setApprovalSecret(payload, caller)
+        case .resolveCredential(let payload): try resolveCredential(payload, asking)
         }
     }
 }

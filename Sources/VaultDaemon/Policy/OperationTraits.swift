@@ -35,7 +35,8 @@ struct OperationTraits: Sendable, Equatable {
 extension Operation {
     var traits: OperationTraits {
         switch self {
-        case .get, .token, .foreignGet: .itemRead
+        // resolve_credential's records are those of the reads it makes: get, foreign_get, token.
+        case .get, .token, .foreignGet, .resolveCredential: .itemRead
         case .add, .set, .delete, .foreignSet, .foreignDelete, .allow, .disallow: .itemChange
         case .list, .login, .signup, .logout, .importSession, .devicePoll, .foreignList, .rules: .itemUse
         case .unlock, .changePassphrase, .migrate: .storeChange

@@ -50,13 +50,9 @@ public struct DockerCredentialHelper {
         }
     }
 
-    /// `get` and `erase` read the server URL as plain text, surrounding white space trimmed.
+    /// `get` and `erase` read the server URL as plain text (`DockerCredentials.serverURL(from:)`).
     private func readServerURL() throws(HelperFailure) -> String {
-        let input = try HelperInput.read(limit: Self.maxInputBytes)
-        guard let text = input.utf8String else { throw HelperFailure("the server URL is not UTF-8 text") }
-        let serverURL = text.trimming(String.asciiWhitespace)
-        guard !serverURL.isEmpty else { throw HelperFailure("no credentials server URL") }
-        return serverURL
+        try DockerCredentials.serverURL(from: HelperInput.read(limit: Self.maxInputBytes))
     }
 
     // MARK: Actions
@@ -96,27 +92,13 @@ public struct DockerCredentialHelper {
         }
     }
 
+    /// Answers from one request (`resolve_credential`): docker-credential-secretservice's item
+    /// (with the Secret Service), else vault's own.
     func get(serverURL: String) throws(HelperFailure) {
-        let service = try DockerCredentials.service(serverURL: serverURL)
-        let found = try HelperFailure.vault { () throws(VaultClientError) -> (String, SecretBytes)? in
-            // docker-credential-secretservice's (with the Secret Service), else vault's own.
-            if let (item, secret) = try items.foreignSecret(.docker, matching: DockerCredentials.secretServiceQuery(serverURL: serverURL)) {
-                return (item.attributes["username"] ?? "", secret)
-            }
-            guard let account = try items.accounts(service: service).first,
-                  let secret = try items.secret(service: service, account: account) else { return nil }
-            return (account, secret)
-        }
-        guard let (username, secret) = found else { throw HelperFailure(Self.notFound) }
-        var answer: [UInt8] = []
-        answer.reserveCapacity(64 + serverURL.utf8.count * 6 + username.utf8.count * 6 + secret.count * 6)
-        answer.append(contentsOf: Array(#"{"ServerURL":"#.utf8))
-        JSONText.appendString(serverURL, to: &answer)
-        answer.append(contentsOf: Array(#","Username":"#.utf8))
-        JSONText.appendString(username, to: &answer)
-        answer.append(contentsOf: Array(#","Secret":"#.utf8))
-        secret.withUnsafeBytes { JSONText.appendString($0, to: &answer) }
-        answer.append(contentsOf: Array("}\n".utf8))
+        let lookup = try DockerCredentials.lookup(serverURL: serverURL)
+        let resolved = try HelperFailure.vault { () throws(VaultClientError) in try items.resolve(lookup) }
+        guard let (username, secret) = DockerAnswer.found(resolved) else { throw HelperFailure(Self.notFound) }
+        var answer = DockerAnswer.credentials(serverURL: serverURL, username: username, secret: secret)
         HelperOutput.write(&answer)
     }
 
@@ -143,16 +125,7 @@ public struct DockerCredentialHelper {
             }
             return foreign + own
         }
-        var answer = Array("{".utf8)
-        var seen = Set<String>()
-        for (serverURL, username) in found {
-            guard seen.insert(serverURL).inserted else { continue }
-            if seen.count > 1 { answer.append(UInt8(ascii: ",")) }
-            JSONText.appendString(serverURL, to: &answer)
-            answer.append(UInt8(ascii: ":"))
-            JSONText.appendString(username, to: &answer)
-        }
-        answer.append(contentsOf: Array("}\n".utf8))
+        var answer = DockerAnswer.list(found)
         HelperOutput.write(&answer)
     }
 }

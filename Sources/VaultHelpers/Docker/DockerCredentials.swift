@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import VaultClient
 import VaultCore
 
 /// What `docker-credential-vault store` reads: `{"ServerURL":…,"Username":…,"Secret":…}`. Any
@@ -31,6 +32,21 @@ package struct DockerCredentials: Decodable {
             throw HelperFailure("vault cannot keep this credential: \(error)")
         }
         return service
+    }
+
+    /// The server URL `get` and `erase` read: the input as UTF-8 text, surrounding white space
+    /// trimmed; refused when it is not text or nothing is left.
+    package static func serverURL(from input: SecretBytes) throws(HelperFailure) -> String {
+        guard let text = input.utf8String else { throw HelperFailure("the server URL is not UTF-8 text") }
+        let serverURL = text.trimming(String.asciiWhitespace)
+        guard !serverURL.isEmpty else { throw HelperFailure("no credentials server URL") }
+        return serverURL
+    }
+
+    /// What `get` asks vault for (`resolve_credential`): docker-credential-secretservice's items
+    /// for the server URL (`secretServiceQuery`), else vault's own item (`service`).
+    static func lookup(serverURL: String) throws(HelperFailure) -> CredentialLookup {
+        CredentialLookup(helper: .docker, service: try service(serverURL: serverURL), foreignAttributes: secretServiceQuery(serverURL: serverURL))
     }
 
     /// docker-credential-secretservice's items: the `label` attribute it lists by, and the

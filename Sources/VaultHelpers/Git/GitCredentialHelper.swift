@@ -10,8 +10,9 @@ import VaultSystem
 /// It never prompts: when it cannot answer (vault locked, a bad input) it says why on stderr and
 /// exits 1, and git asks the user itself. Items: service `git:PROTOCOL://HOST[:PORT][/PATH]`,
 /// account the username, secret `GitStoredCredential`; with the Secret Service, git-credential-libsecret's
-/// items instead (`GitCredential+Libsecret`), read after vault's own, so both helpers share them. A host linked to a sign-in session
-/// (`GitSessionLink`) is answered with the session's fresh access token and nothing is stored.
+/// items instead (`GitCredential+Libsecret`), read after vault's own, so both helpers share them;
+/// `get` asks for either in one request. A host linked to a sign-in session (`GitSessionLink`) is
+/// answered with the session's fresh access token and nothing is stored.
 public struct GitCredentialHelper {
     static let name = "git-credential-vault"
 
@@ -61,64 +62,17 @@ public struct GitCredentialHelper {
 
     // MARK: Operations
 
+    /// Answers from one request (`resolve_credential`): the linked session's token, vault's own
+    /// item, or git-credential-libsecret's (`GitReply`).
     func get(_ credential: GitCredential) throws(HelperFailure) {
         guard let service = try credential.itemService(), let url = credential.url else { return }
-        if let link = try sessionLink(url) {
-            let token = try HelperFailure.vault { () throws(VaultClientError) in
-                try items.vault.token(service: link.service, account: link.account)
-            }
-            guard var answer = GitAnswer.token(token, for: credential) else {
-                throw HelperFailure("the access token of vault session '\(link.service)' holds a line break or NUL, so it cannot be given to git")
-            }
-            HelperOutput.write(&answer)
-            return
-        }
-        let username = try credential.checkedUsername()
-        var account = username
-        if username == nil {
-            let accounts = try HelperFailure.vault { () throws(VaultClientError) in try items.accounts(service: service) }
-            guard accounts.count <= 1 else {
-                HelperOutput.write("\(Self.name): \(accounts.count) credentials are kept for \(url); set credential.username to choose one\n", to: 2)
-                return
-            }
-            account = accounts.first
-        }
-        let found: (user: String, secret: SecretBytes)?
-        if let account, let secret = try HelperFailure.vault({ () throws(VaultClientError) in try items.secret(service: service, account: account) }) {
-            found = (account, secret)
-        } else {
-            // None of vault's own: git-credential-libsecret's, with the Secret Service.
-            found = try libsecretCredential(credential, user: username, url: url)
-        }
-        guard let found else { return }
-        let stored = GitStoredCredential(secret: found.secret)
-        guard !stored.isExpired() else { return }
-        var answer = GitAnswer.password(stored, username: found.user)
-        HelperOutput.write(&answer)
-    }
-
-    /// git-credential-libsecret's item for this credential (`GitCredential+Libsecret`): `user`'s,
-    /// or without one the host's only user's. Its user and secret are another program's: one
-    /// with a NUL or carriage return, which would break git's protocol, is not given out.
-    private func libsecretCredential(_ credential: GitCredential, user: String?, url: String) throws(HelperFailure) -> (user: String, secret: SecretBytes)? {
-        guard var matching = credential.libsecretAttributes(user: user) else { return nil }
-        return try HelperFailure.vault { () throws(VaultClientError) -> (user: String, secret: SecretBytes)? in
-            if user == nil {
-                let users = Set(try items.foreignItems(.git, matching: matching).compactMap { $0.attributes["user"] })
-                guard users.count == 1, let only = users.first else {
-                    if users.count > 1 {
-                        HelperOutput.write("\(Self.name): \(users.count) git-credential-libsecret credentials are kept for \(url); set credential.username to choose one\n", to: 2)
-                    }
-                    return nil
-                }
-                matching["user"] = .some(only)
-            }
-            guard let (item, secret) = try items.foreignSecret(.git, matching: matching), let found = item.attributes["user"] else { return nil }
-            guard !secret.withUnsafeBytes({ $0.contains(0) || $0.contains(13) }) else {
-                HelperOutput.write("\(Self.name): the git-credential-libsecret item for \(url) holds a NUL or carriage return, which git cannot take; not used\n", to: 2)
-                return nil
-            }
-            return (found, secret)
+        let link = try sessionLink(url)
+        let lookup = try credential.lookup(service: service, linkedTo: link)
+        let resolved = try HelperFailure.vault { () throws(VaultClientError) in try items.resolve(lookup) }
+        switch try GitReply.to(resolved, for: credential, url: url, session: link?.service) {
+        case .lines(var answer): HelperOutput.write(&answer)
+        case .notice(let notice): HelperOutput.write("\(Self.name): \(notice)\n", to: 2)
+        case .nothing: return
         }
     }
 

@@ -12,7 +12,9 @@ import VaultSystem
 ///
 /// Found by running `git config -z --get-urlmatch credential URL` (the `git` of the first
 /// absolute PATH entry that has one; git puts its exec-path first when it runs a helper), which
-/// also sees `git -c` settings through the environment git passes down.
+/// also sees `git -c` settings through the environment git passes down; only when one of the
+/// files or settings that git would read names `vaultSession` at all (`GitConfigSources`), so a
+/// `get` without any linked host runs no git.
 struct GitSessionLink: Equatable {
     var service: String
     var account: String?
@@ -20,9 +22,11 @@ struct GitSessionLink: Equatable {
     /// The most output `git config` may send (a few settings; anything larger is refused).
     static let maxOutputBytes = 64 * 1024
 
-    /// The session linked to `url`, nil when none is.
-    static func lookup(url: String, environment: [String: String]) throws(HelperFailure) -> GitSessionLink? {
+    /// The session linked to `url`, nil when none is. git is not run when no file or setting it
+    /// would read names `vaultSession` (`GitConfigSources`): then no host is linked.
+    static func lookup(url: String, environment: [String: String], workingDirectory: String? = currentDirectory()) throws(HelperFailure) -> GitSessionLink? {
         guard let git = locateGit(path: environment["PATH"]) else { return nil }
+        guard GitConfigSources(environment: environment, git: git, workingDirectory: workingDirectory).mayHold("vaultsession") else { return nil }
         let output = try run([git, "config", "-z", "--get-urlmatch", "credential", url])
         var settings: [String: String] = [:]
         for entry in output.split(separator: 0) {
@@ -33,6 +37,12 @@ struct GitSessionLink: Equatable {
         guard let service = settings["credential.vaultsession"], !service.isEmpty else { return nil }
         let account = settings["credential.vaultsessionaccount"].flatMap { $0.isEmpty ? nil : $0 }
         return GitSessionLink(service: service, account: account)
+    }
+
+    static func currentDirectory() -> String? {
+        guard let path = getcwd(nil, 0) else { return nil }
+        defer { free(path) }
+        return String(cString: path)
     }
 
     static func locateGit(path: String?) -> String? {

@@ -32,6 +32,7 @@ public enum Request: Sendable {
     case approveNext(ApprovalWait)
     case approveAnswer(ApprovalAnswer)
     case setApprovalSecret(ApprovalSecretChange)
+    case resolveCredential(CredentialRequest)
 
     public var operation: Operation {
         switch self {
@@ -65,6 +66,7 @@ public enum Request: Sendable {
         case .approveNext: .approveNext
         case .approveAnswer: .approveAnswer
         case .setApprovalSecret: .setApprovalSecret
+        case .resolveCredential: .resolveCredential
         }
     }
 }

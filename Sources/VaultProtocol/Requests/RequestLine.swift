@@ -56,6 +56,7 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .approveNext: .approveNext(try ApprovalWait(from: decoder))
         case .approveAnswer: .approveAnswer(try ApprovalAnswer(from: decoder))
         case .setApprovalSecret: .setApprovalSecret(try ApprovalSecretChange(from: decoder))
+        case .resolveCredential: .resolveCredential(try CredentialRequest(from: decoder))
         }
     }
 
@@ -85,6 +86,7 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .approveNext(let payload): try payload.encode(to: encoder)
         case .setApprovalSecret(let payload): try payload.encode(to: encoder)
         case .approveAnswer(let payload): try payload.encode(to: encoder)
+        case .resolveCredential(let payload): try payload.encode(to: encoder)
         }
     }
 }

@@ -4,6 +4,7 @@ import VaultCore
 /// `get` returns) and one page of plain items (`list`): exactly the forms `ItemResponseEncoder`
 /// writes, `{"id":…,"ok":true,"result":{"item":{"account":…,"comment":…,"created":…,
 /// ["duplicates":N,]"kind":…,"label":…,"modified":…,["secret":…|"secret_b64":…,]"service":…}}}`
+/// (followed by `,"resolution":{"found":…}` for `resolve_credential`, or that alone)
 /// or `…"result":{"items":[{…},…][,"next":…]}}` (items without a secret), keys in that order, no
 /// whitespace. Strings are read by `JSONString` (RFC 8259, strictly), the secret straight into
 /// `SecretBytes`. Anything else (another key or order, whitespace, an escape JSONString refuses,
@@ -84,6 +85,14 @@ package enum ItemResponseDecoder {
             if literal(#""item":"#) {
                 guard let item = item(secrets: true) else { return nil }
                 result = ResultBody(item: item)
+                if literal(#","resolution":{"found":"#) {
+                    guard let found = text(), literal("}") else { return nil }
+                    result.resolution = ResolutionBody(found: found)
+                }
+            } else if literal(#""resolution":{"found":"#) {
+                guard let found = text(), literal("}") else { return nil }
+                result = ResultBody()
+                result.resolution = ResolutionBody(found: found)
             } else if literal(#""items":["#) {
                 var items: [ItemBody] = []
                 if !literal("]") {

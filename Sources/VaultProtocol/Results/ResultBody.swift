@@ -30,6 +30,8 @@ public struct ResultBody: Codable, Sendable {
     public var problems: [String]?
     // approve_next: the request to answer (absent when none came within the wait)
     @Boxed public var approval: ApprovalBody?
+    // resolve_credential: what was found (the item or token itself in `item` or `token`)
+    @Boxed public var resolution: ResolutionBody?
 
     public init(
         item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,

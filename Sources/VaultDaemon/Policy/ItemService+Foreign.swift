@@ -1,0 +1,40 @@
+import VaultCore
+import VaultProtocol
+
+/// Reading other helpers' items (`ForeignSchema`): in the Secret Service, or in vault's own store
+/// when vaultd serves the Secret Service (`ForeignItemStore`). A store without them answers as
+/// one that holds none.
+extension ItemService {
+    /// The items of `schema` matching `matching`, newest first, without secrets: their names
+    /// only, so not audited.
+    func foreignItems(_ schema: ForeignSchema, matching: [String: String?]) throws -> [ForeignItem] {
+        try store.read { store in try (store as? any ForeignItemStore)?.foreignItems(schema, matching: matching) ?? [] }
+    }
+
+    /// The newest item of `schema` matching `matching`, with its secret, for `request`; nil when
+    /// none matches. Audited as `foreign_get`, whatever the request. Rules apply under the name
+    /// the answer gives the item (its schema as service, its account attribute as account:
+    /// `vaultctl allow org.freedesktop.Secret.Generic USER PROGRAM`, say); an item of vault's own
+    /// store is guarded by its own rules too (set with `allow`, or by an approver's "always" for
+    /// a D-Bus read), and by rules under the helper's name when it has any (checked, not asked
+    /// about twice).
+    func readForeign(_ schema: ForeignSchema, matching: [String: String?], by request: ItemRequest) throws -> (item: ForeignItem, secret: SecretBytes)? {
+        try audited(.foreignGet, nil, by: request) { facts in
+            let found = try store.read { store in try (store as? any ForeignItemStore)?.foreignItem(schema, matching: matching) }
+            guard let (item, secret) = found else { return nil }
+            let named = try? ItemKey(service: item.schemaName, account: item.attributes[schema.accountAttribute] ?? "")
+            if let stored = item.itemKey {
+                facts.item = stored
+                facts.grant = try access.checkRead(stored, op: .foreignGet, caller: request.caller, reads: request.reads)
+                if let named, try access.rules(of: named) != nil {
+                    facts.grant = try access.checkRead(named, op: .foreignGet, caller: request.caller, reads: request.reads) ?? facts.grant
+                }
+            } else if let named {
+                facts.item = named
+                facts.grant = try access.checkRead(named, op: .foreignGet, caller: request.caller, reads: request.reads)
+            }
+            logger.debug("foreign_get \(schema.rawValue) item")
+            return (item, secret)
+        }
+    }
+}
