@@ -25,3 +25,7 @@ final class CountingStore: VaultStore {
     func unlock(passphrase: SecretBytes?) throws { try inner.unlock(passphrase: passphrase) }
     func itemsGeneration() throws -> UInt64? { try inner.itemsGeneration() }
 }
+
+/// Other helpers' items as vaultd's provider keeps them: their secrets are read through `get`,
+/// so counted too.
+extension CountingStore: AttributeKeepingStore {}

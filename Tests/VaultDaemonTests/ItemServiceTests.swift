@@ -238,3 +238,23 @@ final class Approver: Sendable {
         #expect(try service.read(open, by: ItemRequest(ItemServiceTests.other), in: .everyKind).secret == SecretBytes(utf8: "open-secret"))
     }
 }
+
+/// Another helper's item (git-credential-libsecret's, kept by vaultd's provider) is decided on by
+/// its names before its secret is read, as vault's own items are.
+extension ItemServiceTests {
+    @Test func anotherHelpersItemIsNotReadForACallerItsRulesRefuse() throws {
+        let attributes = ["xdg:schema": "org.git.Password", "protocol": "https", "server": "h.example", "user": "alice"]
+        let created = try service.create(named: nil, attributes: attributes, replacing: false, secret: SecretBytes(utf8: "theirs"),
+                                         changes: ItemChanges(label: "theirs", attributes: attributes), by: ItemRequest(.unknown))
+        let key = created.info.key
+        _ = try service.allow(key, program: "/usr/bin/env", by: ItemRequest(.unknown))
+        let matching: [String: String?] = ["protocol": "https", "server": "h.example", "user": "alice"]
+        #expect(throws: VaultError.self) { try service.readForeign(.git, matching: matching, by: ItemRequest(Self.other)) }
+        #expect(counting.gets(of: key) == 0, "the refused caller's item was read")
+        #expect(try lastRecord()?.op == "foreign_get" && lastRecord()?.result == "denied")
+        let read = try service.readForeign(.git, matching: matching, by: ItemRequest(Self.allowed))
+        #expect(read?.secret == SecretBytes(utf8: "theirs") && read?.item.itemKey == key)
+        #expect(counting.gets(of: key) == 1)
+        #expect(try lastRecord()?.grant == "rule")
+    }
+}
