@@ -21,6 +21,7 @@ package enum FuzzTargets {
         FuzzTargetEntry(TemplateTarget.self),
         FuzzTargetEntry(ReferenceTarget.self),
         FuzzTargetEntry(GitInputTarget.self),
+        FuzzTargetEntry(GitConfigTarget.self),
         FuzzTargetEntry(DockerInputTarget.self),
         FuzzTargetEntry(VaultFileTarget.self),
         FuzzTargetEntry(VaultRecordTarget.self),

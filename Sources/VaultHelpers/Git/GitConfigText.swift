@@ -5,11 +5,15 @@ import VaultCore
 /// compared without case, and cannot be escaped or split, so a file that could set the variable
 /// holds its name), and which files its `include.path` and `includeIf.<condition>.path`
 /// settings add (git-config(1), "Includes").
-struct GitConfigText {
-    let bytes: [UInt8]
+package struct GitConfigText {
+    package let bytes: [UInt8]
+
+    package init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
 
     /// Whether `name` (lowercase ASCII) appears anywhere, in any case.
-    func mentions(_ name: String) -> Bool {
+    package func mentions(_ name: String) -> Bool {
         let needle = Array(name.utf8)
         guard !needle.isEmpty, bytes.count >= needle.count else { return false }
         outer: for start in 0...(bytes.count - needle.count) {
@@ -22,7 +26,7 @@ struct GitConfigText {
     /// The paths the include sections name, as written (whatever their condition); nil when one
     /// is written in a way this reading does not follow: quoted, escaped, empty, a variable on a
     /// section's header line, or any line continued onto the next.
-    func includePaths() -> [String]? {
+    package func includePaths() -> [String]? {
         var paths: [String] = []
         var inInclude = false
         for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
