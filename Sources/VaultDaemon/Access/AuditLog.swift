@@ -153,7 +153,7 @@ package final class AuditLog: Sendable {
         path = directory + "/audit.log"
         self.maxBytes = maxBytes
         self.keep = keep
-        chain = ((try? SecureRandom.bytes(6)) ?? []).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        chain = ((try? SecureRandom.bytes(6)) ?? []).lowercaseHex
         watch = ChangeWatch(directory: directory, file: nil, isLocal: isLocalFileSystem, afterWatching: afterWatching)
     }
 

@@ -22,7 +22,7 @@ final class ExecutableHashes: Sendable {
         let key = status.identity
         if let known = cache.withLock({ $0[key] }) { return known }
         guard lseek(fd.rawValue, 0, SEEK_SET) == 0, let digest = try? SHA256.hash(reading: fd, limit: Self.limit) else { return nil }
-        let hex = digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        let hex = digest.lowercaseHex
         cache.withLock { cache in
             if cache.count >= Self.capacity { cache.removeAll() }
             cache[key] = hex

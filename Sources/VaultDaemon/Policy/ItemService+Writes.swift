@@ -45,7 +45,7 @@ extension ItemService {
                 if key == nil, replacing {
                     key = try store.items(matching: attributes).first { $0.key.isAttributeOnly && $0.kind == .secret && $0.attributes == attributes }?.key
                 }
-                let target = try key ?? ItemKey(service: ItemKey.attributeOnlyService, account: SecretServicePath.hex(SecureRandom.bytes(16)))
+                let target = try key ?? ItemKey(service: ItemKey.attributeOnlyService, account: SecureRandom.bytes(16).lowercaseHex)
                 var replaced = false
                 if key != nil {
                     do {

@@ -40,12 +40,7 @@ enum SecretServicePath {
 
     private static let digits = Array("0123456789abcdef".utf8)
 
-    /// Lowercase hex of `bytes`.
-    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
-
-    private static func hex(_ text: String) -> String { hex(text.utf8) }
+    private static func hex(_ text: String) -> String { text.utf8.lowercaseHex }
 
     /// Lowercase hex of valid UTF-8 only (the form `hex` writes), at most the longest name.
     private static func unhex(_ text: Substring) -> String? {

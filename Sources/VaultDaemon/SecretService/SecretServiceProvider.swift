@@ -296,7 +296,7 @@ final class SecretServiceProvider: BusSignals, @unchecked Sendable {
 
     /// This process's part of session and prompt paths: a client still holding one from a vaultd
     /// that was restarted finds it unknown, never another's.
-    private static let instance = SecretServicePath.hex((try? SecureRandom.bytes(6)) ?? [])
+    private static let instance = ((try? SecureRandom.bytes(6)) ?? []).lowercaseHex
 
     /// The collection's signal for a change made through vault's socket. Only plain secrets are
     /// items over D-Bus; a deletion is announced whatever the kind was (it is gone either way).
