@@ -41,16 +41,7 @@ enum CredentialRequestEncoder {
             }
             sink.put(#""helper":"#)
             JSONString.quoted(request.helper, into: &sink)
-            switch id {
-            case nil: break
-            case .null?: sink.put(#","id":null"#)
-            case .number(let number)?:
-                sink.put(#","id":"#)
-                sink.put(decimal: number)
-            case .string(let text)?:
-                sink.put(#","id":"#)
-                JSONString.quoted(text, into: &sink)
-            }
+            RequestID.writeMember(id, to: &sink)
             sink.put(#","op":"resolve_credential","service":"#)
             JSONString.quoted(request.service, into: &sink)
             if let account = request.sessionAccount {

@@ -15,16 +15,7 @@ enum GetRequestEncoder {
         func write<Sink: ByteSink>(to sink: inout Sink) {
             sink.put(#"{"account":"#)
             JSONString.quoted(name.account, into: &sink)
-            switch id {
-            case nil: break
-            case .null?: sink.put(#","id":null"#)
-            case .number(let number)?:
-                sink.put(#","id":"#)
-                sink.put(decimal: number)
-            case .string(let text)?:
-                sink.put(#","id":"#)
-                JSONString.quoted(text, into: &sink)
-            }
+            RequestID.writeMember(id, to: &sink)
             sink.put(#","op":"get","service":"#)
             JSONString.quoted(name.service, into: &sink)
             sink.put("}\n")
