@@ -15,12 +15,7 @@ import VaultTestSupport
     let dispatcher: RequestDispatcher
 
     init() {
-        var configuration = DaemonConfiguration(socketPath: directory.file("vault.sock"), vaultFilePath: directory.file("data/vault.db"), environment: [:])
-        configuration.kdfParameters = .minimum
-        configuration.backend = .file
-        dispatcher = RequestDispatcher(
-            store: ActiveStore(store: InMemoryStore(), reason: "a test"), catalog: StoreCatalog(configuration: configuration),
-            socketPath: configuration.socketPath, logger: Logger(handler: RecordingLogHandler(), minimumLevel: .debug))
+        dispatcher = .inMemory(in: directory)
     }
 
     static let gitQuery = #""helper":"git","service":"git:https://h.example""#

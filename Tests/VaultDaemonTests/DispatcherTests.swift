@@ -13,12 +13,7 @@ import VaultTestSupport
     let dispatcher: RequestDispatcher
 
     init() {
-        var configuration = DaemonConfiguration(socketPath: directory.file("vault.sock"), vaultFilePath: directory.file("data/vault.db"), environment: [:])
-        configuration.kdfParameters = .minimum
-        configuration.backend = .file
-        dispatcher = RequestDispatcher(
-            store: ActiveStore(store: InMemoryStore(), reason: "a test"), catalog: StoreCatalog(configuration: configuration),
-            socketPath: configuration.socketPath, logger: Logger(handler: log, minimumLevel: .debug))
+        dispatcher = .inMemory(in: directory, log: log)
     }
 
     /// Sends one JSON line; returns the decoded answer as a JSON object.
