@@ -17,7 +17,7 @@ enum ExitCode: Int32 {
     init(_ code: VaultErrorCode) {
         switch code {
         case .notFound: self = .notFound
-        case .duplicate: self = .duplicate
+        case .duplicate, .conflict: self = .duplicate
         case .denied: self = .denied
         case .locked, .wrongPassphrase, .signInRequired, .passphraseRequired, .newPassphraseRequired: self = .locked
         case .unavailable, .corruptVault, .unsupportedVersion: self = .unavailable

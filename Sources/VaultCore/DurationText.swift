@@ -15,4 +15,13 @@ public enum DurationText {
         guard let value = Double(number), value > 0, value * scale <= maximum else { return nil }
         return value * scale
     }
+
+    /// `seconds` as people say it, in its largest whole unit: `45 s`, `12 min`, `3 h`, `2 d`.
+    public static func spoken(_ seconds: Double) -> String {
+        let whole = seconds.isFinite ? max(0, Int(seconds.rounded(.down))) : 0
+        if whole < 120 { return "\(whole) s" }
+        if whole < 7200 { return "\(whole / 60) min" }
+        if whole < 172_800 { return "\(whole / 3600) h" }
+        return "\(whole / 86400) d"
+    }
 }

@@ -32,6 +32,10 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An access rule, or the approver, refused the caller the item; the string says why and how to allow it.
     case denied(String)
     case `internal`(String)
+    /// Something other than an item is missing (a remote, a remote secret); the string names it.
+    case absent(String)
+    /// A remote secret's write was refused because another version came first; the string names both.
+    case conflict(String)
 
     public var code: VaultErrorCode {
         switch self {
@@ -51,6 +55,16 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .signInRequired: .signInRequired
         case .internal: .internal
         case .denied: .denied
+        case .absent: .notFound
+        case .conflict: .conflict
+        }
+    }
+
+    /// What happened without the kind's prefix ("vault unavailable: "), to quote inside another message.
+    public var reason: String {
+        switch self {
+        case .unavailable(let why), .permissionDenied(let why), .denied(let why), .internal(let why): why
+        default: description
         }
     }
 
@@ -103,6 +117,10 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
             "internal error: \(why)"
         case .denied(let why):
             "access denied: \(why)"
+        case .absent(let what):
+            what
+        case .conflict(let what):
+            what
         }
     }
 }

@@ -21,4 +21,6 @@ public enum VaultErrorCode: String, Sendable, CaseIterable, Codable {
     case newPassphraseRequired = "new_passphrase_required"
     /// An access rule or the approver refused this caller the item (vaultctl exit status 7).
     case denied = "denied"
+    /// A remote secret changed since the version this write was based on (vaultctl exit status 6).
+    case conflict = "conflict"
 }

@@ -25,6 +25,13 @@ public enum ProcessEnvironment {
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The current working directory, nil when it cannot be told (removed, too long).
+    public static var workingDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        return String(cString: buffer)
+    }
+
     /// The directory of the running executable.
     public static var executableDirectory: String? {
         executablePath.map(FileSystem.parentDirectory(of:))

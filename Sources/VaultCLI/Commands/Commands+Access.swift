@@ -67,9 +67,8 @@ extension Commands {
             }
             if mustExist { throw UsageError(message: "no program '\(given)' in PATH: give its path", command: command) }
         }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { throw UsageError(message: "cannot tell the current directory: give EXECUTABLE's absolute path", command: command) }
-        return String(cString: buffer) + "/" + given
+        guard let directory = ProcessEnvironment.workingDirectory else { throw UsageError(message: "cannot tell the current directory: give EXECUTABLE's absolute path", command: command) }
+        return directory + "/" + given
     }
 
     // MARK: approve

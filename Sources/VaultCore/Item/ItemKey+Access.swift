@@ -16,5 +16,5 @@ extension ItemKey {
     public static let approvalSecret = try! ItemKey(service: reservedService, account: "approver")
 
     /// Whether this is one of vault's own items, which requests cannot address.
-    public var isReserved: Bool { service == Self.reservedService }
+    public var isReserved: Bool { Self.reservedServices.contains(service) }
 }

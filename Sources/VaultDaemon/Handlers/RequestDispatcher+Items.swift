@@ -91,11 +91,19 @@ extension ItemKey {
         try self.init(service: name.service, account: name.account)
     }
 
-    /// A key a request may name: not one of vault's own items (`ItemKey.reservedService`).
+    /// A key a request may name: not one of vault's own items (`ItemKey.reservedServices`), nor
+    /// a remote secret's name (`kv://REMOTE`, which the `kv_` operations address).
     init(addressable name: ItemName) throws {
         try self.init(name)
-        guard !isReserved else {
-            throw VaultError.invalidInput("service '\(ItemKey.reservedService)' is vault's own (access rules, the audit key): use another service name")
+        try Self.checkAddressable(service)
+    }
+
+    static func checkAddressable(_ service: String) throws {
+        if reservedServices.contains(service) {
+            throw VaultError.invalidInput("service '\(service)' is vault's own (access rules, the audit key, remotes): use another service name")
+        }
+        if service.hasPrefix(remoteScheme) {
+            throw VaultError.invalidInput("service '\(service.replacingControlCharacters())' names a remote secret: read it with 'vaultctl read \(remoteScheme)REMOTE/PATH', or use another service name")
         }
     }
 }

@@ -15,9 +15,7 @@ struct CredentialQuery: Sendable, Equatable {
     /// (`ItemService.resolveCredential`): a credential found before they are needed is given whatever they hold.
     init(helper: ForeignSchema, service: String, account: String?, foreign: [String: String?]?) throws {
         try ItemKey.validate(service, field: "service")
-        guard service != ItemKey.reservedService else {
-            throw VaultError.invalidInput("service '\(ItemKey.reservedService)' is vault's own (access rules, the audit key): use another service name")
-        }
+        try ItemKey.checkAddressable(service)
         if let account { try ItemKey.validate(account, field: "account") }
         self.helper = helper
         self.service = service
