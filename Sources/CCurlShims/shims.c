@@ -45,7 +45,7 @@ static size_t on_data(char *incoming, size_t size, size_t count, void *context) 
 
 int vault_http_request(const char *method, const char *url, const char *const *headers, size_t header_count,
                        const unsigned char *body, size_t body_length, long timeout_ms, size_t max_body,
-                       vault_http_result *result) {
+                       const char *ca_file, vault_http_result *result) {
     memset(result, 0, sizeof *result);
     CURL *curl = curl_easy_init();
     if (!curl) {
@@ -69,6 +69,7 @@ int vault_http_request(const char *method, const char *url, const char *const *h
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &buffer);
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    if (ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file);
     if (body) {
         curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_length);
         curl_easy_setopt(curl, CURLOPT_POSTFIELDS, (const char *)body);

@@ -20,12 +20,15 @@ public struct HTTPClient: HTTPTransport {
     /// Seconds for the whole request, answer included.
     public var timeout: Double
     public var maximumBodySize: Int
+    /// The PEM file of the certificate authorities to trust instead of the system's (nil: the system's).
+    public var caFile: String?
 
     public static let defaultMaximumBodySize = 1 << 20
 
-    public init(timeout: Double = 10, maximumBodySize: Int = Self.defaultMaximumBodySize) {
+    public init(timeout: Double = 10, maximumBodySize: Int = Self.defaultMaximumBodySize, caFile: String? = nil) {
         self.timeout = timeout
         self.maximumBodySize = maximumBodySize
+        self.caFile = caFile
     }
 
     public enum Result: Sendable {
@@ -50,7 +53,7 @@ public struct HTTPClient: HTTPTransport {
             lineBuffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constLines in
                 withBody(body) { bytes, count in
                     vault_http_request(method, url.absoluteString, constLines.baseAddress, constLines.count, bytes, count,
-                                       milliseconds, maximumBodySize, &result)
+                                       milliseconds, maximumBodySize, caFile, &result)
                 }
             }
         }

@@ -22,10 +22,11 @@ typedef struct {
 /// and https only, no cookies, no decompression, the whole request within `timeout_ms`, the body
 /// refused past `max_body` bytes by its Content-Length and while it arrives (libcurl's write
 /// callback stops the transfer, so no more than `max_body` is ever held). `headers` are
-/// "Name: value" lines. Libcurl's variadic curl_easy_setopt cannot be called from Swift.
+/// "Name: value" lines. `ca_file`: the PEM file of the certificate authorities to trust instead of
+/// the system's (NULL: the system's); verification itself is never turned off. Libcurl's variadic curl_easy_setopt cannot be called from Swift.
 int vault_http_request(const char *method, const char *url, const char *const *headers, size_t header_count,
                        const unsigned char *body, size_t body_length, long timeout_ms, size_t max_body,
-                       vault_http_result *result);
+                       const char *ca_file, vault_http_result *result);
 
 void vault_http_result_free(vault_http_result *result);
 
