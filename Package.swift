@@ -84,8 +84,12 @@ let package = Package(
         // Sign-in sessions: token endpoint client (libcurl, through CCurlShims), single-flight refresh.
         .target(name: "VaultTokens", dependencies: ["VaultSystem", "VaultCore", "CCurlShims"]),
 
+        // Remote engines (OpenBao, HashiCorp Vault): their settings, KV v2 and token API over
+        // libcurl, and the checks on every answer.
+        .target(name: "VaultRemotes", dependencies: ["VaultSystem", "VaultCore", "VaultTokens"]),
+
         // The daemon: listener, connections, dispatcher.
-        .target(name: "VaultDaemon", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores", "VaultProtocol", "VaultTokens", "CVaultShims", "CGDBusShims"]),
+        .target(name: "VaultDaemon", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores", "VaultProtocol", "VaultTokens", "VaultRemotes", "CVaultShims", "CGDBusShims"]),
 
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultSystem", "VaultCore", "VaultProtocol", "CVaultShims"]),
@@ -119,7 +123,7 @@ let package = Package(
         // corpora and regressions are replayed by FuzzRegressionTests in every test run.
         .target(
             name: "VaultFuzzTargets",
-            dependencies: ["VaultSystem", "VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens", "CGDBusShims"],
+            dependencies: ["VaultSystem", "VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens", "VaultRemotes", "CGDBusShims"],
             path: "Fuzz/Targets"
         ),
         .executableTarget(name: "vault-fuzz", dependencies: ["VaultFuzzTargets"], path: "Fuzz/vault-fuzz"),
@@ -146,7 +150,7 @@ let package = Package(
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultSystem", "VaultCore"]),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "VaultCore"]),
         // The daemon in-process: the dispatcher over the in-memory store, configuration parsing, a connection.
-        .testTarget(name: "VaultDaemonTests", dependencies: ["VaultSystem", "VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultCrypto", "VaultTestSupport"]),
+        .testTarget(name: "VaultDaemonTests", dependencies: ["VaultSystem", "VaultDaemon", "VaultProtocol", "VaultStores", "VaultCore", "VaultCrypto", "VaultRemotes", "VaultTokens", "VaultTestSupport"]),
         .testTarget(name: "VaultStoresTests", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores", "CLibSecret", "vault-store-tool", "VaultTestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["VaultFuzzTargets", "VaultTestSupport"]),
         .testTarget(name: "VaultProtocolTests", dependencies: ["VaultSystem", "VaultProtocol", "VaultCore"]),
@@ -156,6 +160,7 @@ let package = Package(
         .testTarget(name: "VaultClientTests", dependencies: ["VaultSystem", "VaultClient", "VaultCore", "vaultd", "VaultTestSupport"]),
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultSystem", "VaultTokens", "VaultCore"]),
+        .testTarget(name: "VaultRemotesTests", dependencies: ["VaultSystem", "VaultRemotes", "VaultTokens", "VaultCore"]),
         // Runs the built vaultd and vaultctl binaries.
         // The static clients (vaultctl, the credential helpers) are not dependencies: a test target
         // is linked with its executable dependencies' linker settings, and a test bundle cannot be a

@@ -29,6 +29,7 @@ package enum FuzzTargets {
         FuzzTargetEntry(ProviderAnswerTarget.self),
         FuzzTargetEntry(SessionImportTarget.self),
         FuzzTargetEntry(DBusArgumentsTarget.self),
+        FuzzTargetEntry(EngineAnswerTarget.self),
     ]
 
     package static func named(_ name: String) -> FuzzTargetEntry? {
