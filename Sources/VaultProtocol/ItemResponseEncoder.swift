@@ -12,11 +12,7 @@ import VaultCore
 package enum ItemResponseEncoder {
     package static func encode(_ line: ResponseLine) -> [UInt8]? {
         // The boxed fields asked whether they are there, not copied out to compare with nil.
-        guard case .success(let result) = line.response, result.unaddressable == nil, !result.$status.isPresent,
-              !result.$migration.isPresent, !result.$doctor.isPresent, !result.$token.isPresent, result.message == nil,
-              !result.$device.isPresent, result.foreign == nil, !result.$rules.isPresent, result.audit == nil,
-              !result.$approval.isPresent
-        else { return nil }
+        guard case .success(let result) = line.response, result.holdsOnlyItems else { return nil }
         // `resolve_credential`'s answers that say only what was found: an item, or none.
         var found: String?
         if result.$resolution.isPresent {

@@ -17,4 +17,13 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case approveAnswer = "approve_answer"
     case setApprovalSecret = "set_approval_secret"
     case resolveCredential = "resolve_credential"
+    case remoteAdd = "remote_add"
+    case remoteList = "remote_list"
+    case remoteRemove = "remote_remove"
+    case remoteLogin = "remote_login"
+    case kvGet = "kv_get"
+    case kvPut = "kv_put"
+    case kvDelete = "kv_delete"
+    case kvHistory = "kv_history"
+    case kvList = "kv_list"
 }

@@ -44,6 +44,12 @@ import VaultProtocol
             .resolveCredential(CredentialRequest(
                 helper: "git", service: "git:https://h.example", account: "alice", attributes: ["server": "h.example", "port": nil],
                 sessionService: "forge", sessionAccount: "me")),
+            .remoteAdd(RemoteAddRequest(name: "team", url: "https://bao.example:8200", maxAge: 3600, auth: "approle", roleID: "r", secret: SecretBytes(utf8: "sid"))),
+            .remoteList, .remoteRemove(RemoteNameRequest(name: "team")), .remoteLogin(RemoteNameRequest(name: "team", secret: SecretBytes(utf8: "t"))),
+            .kvGet(KVRequest(remote: "team", path: "app/db", field: "password", version: 2, refresh: true)),
+            .kvPut(KVWrite(remote: "team", path: "app/db", field: "password", secret: SecretBytes(utf8: "p2"), force: true)),
+            .kvDelete(KVRequest(remote: "team", path: "app/db")), .kvHistory(KVRequest(remote: "team", path: "app/db")),
+            .kvList(KVRequest(remote: "team", path: "app/")),
         ]
         #expect(Set(requests.map(\.operation)) == Set(Operation.allCases))
         for request in requests {
@@ -51,6 +57,12 @@ import VaultProtocol
             #expect(decoded.id == .number(9))
             #expect(decoded.request.operation == request.operation)
         }
+        guard case .remoteAdd(let addition) = try roundTrip(requests[requests.count - 9]).request else { Issue.record("not a remote_add"); return }
+        #expect(addition.secret == SecretBytes(utf8: "sid") && addition.roleID == "r" && addition.maxAge == 3600 && addition.auth == "approle")
+        guard case .kvPut(let put) = try roundTrip(requests[requests.count - 4]).request else { Issue.record("not a kv_put"); return }
+        #expect(put.secret == SecretBytes(utf8: "p2") && put.field == "password" && put.force == true)
+        guard case .kvGet(let get) = try roundTrip(requests[requests.count - 5]).request else { Issue.record("not a kv_get"); return }
+        #expect(get == KVRequest(remote: "team", path: "app/db", field: "password", version: 2, refresh: true))
         guard case .add(let write) = try roundTrip(requests[2]).request else { Issue.record("not an add"); return }
         #expect(write.secret == SecretBytes([0xff, 0]))
         guard case .login(let login) = try roundTrip(requests[12]).request else { Issue.record("not a login"); return }
@@ -60,7 +72,8 @@ import VaultProtocol
         guard case .foreignGet(let query) = try roundTrip(requests[20]).request else { Issue.record("not a foreign_get"); return }
         let expected: [String: String?] = ["server": "h.example", "port": nil]
         #expect(query.attributes == expected)
-        guard case .resolveCredential(let credential) = try roundTrip(requests.last!).request, case .resolveCredential(let sent) = requests.last! else {
+        let resolution = requests[requests.count - 10]
+        guard case .resolveCredential(let credential) = try roundTrip(resolution).request, case .resolveCredential(let sent) = resolution else {
             Issue.record("not a resolve_credential")
             return
         }

@@ -33,6 +33,15 @@ public enum Request: Sendable {
     case approveAnswer(ApprovalAnswer)
     case setApprovalSecret(ApprovalSecretChange)
     case resolveCredential(CredentialRequest)
+    case remoteAdd(RemoteAddRequest)
+    case remoteList
+    case remoteRemove(RemoteNameRequest)
+    case remoteLogin(RemoteNameRequest)
+    case kvGet(KVRequest)
+    case kvPut(KVWrite)
+    case kvDelete(KVRequest)
+    case kvHistory(KVRequest)
+    case kvList(KVRequest)
 
     public var operation: Operation {
         switch self {
@@ -67,6 +76,15 @@ public enum Request: Sendable {
         case .approveAnswer: .approveAnswer
         case .setApprovalSecret: .setApprovalSecret
         case .resolveCredential: .resolveCredential
+        case .remoteAdd: .remoteAdd
+        case .remoteList: .remoteList
+        case .remoteRemove: .remoteRemove
+        case .remoteLogin: .remoteLogin
+        case .kvGet: .kvGet
+        case .kvPut: .kvPut
+        case .kvDelete: .kvDelete
+        case .kvHistory: .kvHistory
+        case .kvList: .kvList
         }
     }
 }

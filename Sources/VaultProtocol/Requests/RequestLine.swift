@@ -57,6 +57,15 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .approveAnswer: .approveAnswer(try ApprovalAnswer(from: decoder))
         case .setApprovalSecret: .setApprovalSecret(try ApprovalSecretChange(from: decoder))
         case .resolveCredential: .resolveCredential(try CredentialRequest(from: decoder))
+        case .remoteAdd: .remoteAdd(try RemoteAddRequest(from: decoder))
+        case .remoteList: .remoteList
+        case .remoteRemove: .remoteRemove(try RemoteNameRequest(from: decoder))
+        case .remoteLogin: .remoteLogin(try RemoteNameRequest(from: decoder))
+        case .kvGet: .kvGet(try KVRequest(from: decoder))
+        case .kvPut: .kvPut(try KVWrite(from: decoder))
+        case .kvDelete: .kvDelete(try KVRequest(from: decoder))
+        case .kvHistory: .kvHistory(try KVRequest(from: decoder))
+        case .kvList: .kvList(try KVRequest(from: decoder))
         }
     }
 
@@ -65,7 +74,7 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         try container.encodeIfPresent(id, forKey: .id)
         try container.encode(request.operation.rawValue, forKey: .op)
         switch request {
-        case .status, .lock, .doctor: break
+        case .status, .lock, .doctor, .remoteList: break
         case .get(let payload), .delete(let payload): try payload.encode(to: encoder)
         case .add(let payload), .set(let payload): try payload.encode(to: encoder)
         case .list(let payload): try payload.encode(to: encoder)
@@ -87,6 +96,10 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .setApprovalSecret(let payload): try payload.encode(to: encoder)
         case .approveAnswer(let payload): try payload.encode(to: encoder)
         case .resolveCredential(let payload): try payload.encode(to: encoder)
+        case .remoteAdd(let payload): try payload.encode(to: encoder)
+        case .remoteRemove(let payload), .remoteLogin(let payload): try payload.encode(to: encoder)
+        case .kvGet(let payload), .kvDelete(let payload), .kvHistory(let payload), .kvList(let payload): try payload.encode(to: encoder)
+        case .kvPut(let payload): try payload.encode(to: encoder)
         }
     }
 }

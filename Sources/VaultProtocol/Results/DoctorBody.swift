@@ -4,9 +4,11 @@ public struct DoctorBody: Codable, Sendable, Equatable {
     public var selectedReason: String
     public var selectedWorks: Bool
     public var checks: [CheckBody]
+    /// Each remote engine, asked just now (absent when there are none).
+    public var remotes: [RemoteBody]?
 
     enum CodingKeys: String, CodingKey {
-        case selected, checks
+        case selected, checks, remotes
         case selectedReason = "selected_reason"
         case selectedWorks = "selected_works"
     }

@@ -32,6 +32,21 @@ public struct ResultBody: Codable, Sendable {
     @Boxed public var approval: ApprovalBody?
     // resolve_credential: what was found (the item or token itself in `item` or `token`)
     @Boxed public var resolution: ResolutionBody?
+    // remote_add, remote_list, remote_login: the remotes
+    public var remotes: [RemoteBody]?
+    // kv_get, kv_put: the version read or written (kv_get's value is in `item`)
+    @Boxed public var kv: KVBody?
+    // kv_history: the versions, oldest first
+    public var versions: [KVVersionBody]?
+    // kv_list: the names under a folder, folders ending in '/'
+    public var keys: [String]?
+
+    /// Whether nothing but `item`, `items`, `next` and `resolution` is present (the fast encoder's case).
+    var holdsOnlyItems: Bool {
+        unaddressable == nil && !$status.isPresent && !$migration.isPresent && !$doctor.isPresent && !$token.isPresent && message == nil
+            && !$device.isPresent && foreign == nil && !$rules.isPresent && audit == nil && problems == nil && !$approval.isPresent
+            && remotes == nil && !$kv.isPresent && versions == nil && keys == nil
+    }
 
     public init(
         item: ItemBody? = nil, items: [ItemBody]? = nil, status: StatusBody? = nil, migration: MigrationBody? = nil,

@@ -24,13 +24,15 @@ public struct StatusBody: Codable, Sendable, Equatable {
     /// why or why not (absent from a vaultd without the provider).
     public var secretServiceProvider: Bool?
     public var secretServiceProviderReason: String?
+    /// The remote engines (when unlocked; absent when there are none).
+    public var remotes: [RemoteBody]?
 
     enum CodingKeys: String, CodingKey {
         case version, pid, backend, locked, location, exists, items, socket, unaddressable, duplicates
         case protocolVersion = "protocol"
         case backendReason = "backend_reason"
         case lockReason = "lock_reason"
-        case sessions
+        case sessions, remotes
         case secretServiceProvider = "secret_service_provider"
         case secretServiceProviderReason = "secret_service_provider_reason"
     }
