@@ -189,7 +189,7 @@ import VaultSystem
             #expect(operation.traits.touchesItems && operation.traits.postponesAutoLock, "\(operation)")
         }
         #expect(Operation.allCases.filter(\.traits.audited).map(\.rawValue).sorted()
-                == ["add", "allow", "delete", "disallow", "foreign_delete", "foreign_get", "foreign_set", "get", "resolve_credential", "set", "token"])
+                == ["add", "allow", "delete", "disallow", "foreign_delete", "foreign_get", "foreign_set", "get", "kv_delete", "kv_get", "kv_put", "resolve_credential", "set", "token"])
     }
 }
 

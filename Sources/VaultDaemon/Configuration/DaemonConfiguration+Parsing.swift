@@ -43,6 +43,8 @@ extension DaemonConfiguration {
                                  items (e.g. 15m, 2h); status and background refresh do not count
           --refresh-ahead DURATION  refresh sign-in sessions in the background once they expire
                                  within DURATION (e.g. 5m), so 'vaultctl token' never waits
+          --remote-refresh DURATION  ask remote engines whether cached secrets changed this often
+                                 (default: 30s); or VAULT_REMOTE_REFRESH
           --idle-timeout DURATION  close client connections idle this long (default: 5m)
           --request-timeout DURATION  a request line must arrive whole this soon after its first
                                  byte, or the connection is closed (default: 10s)
@@ -109,6 +111,7 @@ extension DaemonConfiguration {
                 parsed.secretServiceProviderOrigin = argument
             case "--lock-after": parsed.lockAfter = try duration(for: argument, example: "15m or 2h")
             case "--refresh-ahead": parsed.refreshAhead = try duration(for: argument, example: "5m")
+            case "--remote-refresh": parsed.remoteRefresh = try duration(for: argument, example: "30s or 5m")
             case "--idle-timeout": parsed.idleTimeout = try duration(for: argument, example: "30s or 5m")
             case "--request-timeout": parsed.requestTimeout = try duration(for: argument, example: "10s or 1m")
             case "--approval-timeout":
@@ -184,6 +187,9 @@ extension DaemonConfiguration {
         parsed.secretServicePromptTimeout = try environmentDuration("VAULT_SECRET_SERVICE_PROMPT_TIMEOUT", example: "60 or 2m") ?? parsed.secretServicePromptTimeout
         parsed.secretServiceTimeout = try environmentDuration("VAULT_SECRET_SERVICE_TIMEOUT", example: "5 or 10s") ?? parsed.secretServiceTimeout
         parsed.httpTimeout = try environmentDuration("VAULT_HTTP_TIMEOUT", example: "10 or 30s") ?? parsed.httpTimeout
+        if !arguments.contains("--remote-refresh") {
+            parsed.remoteRefresh = try environmentDuration("VAULT_REMOTE_REFRESH", example: "30s or 5m") ?? parsed.remoteRefresh
+        }
         parsed.passphraseSource = PassphraseSource.resolve(environment: environment)
             ?? config.flatMap { config in config[.passphraseFile].map { PassphraseSource.configured(path: $0, config: config.path) } }
         return .run(parsed)

@@ -52,6 +52,8 @@ public struct DaemonConfiguration: Sendable {
     public var trustBusPIDs = false
     /// Refresh sessions in the background once they expire within this many seconds; nil: only on demand.
     public var refreshAhead: Double?
+    /// Seconds between asking each remote engine whether its cached secrets changed.
+    public var remoteRefresh: Double = 30
     /// Seconds any one request to a sign-in provider may take.
     public var httpTimeout: Double = 10
     /// Append the log here instead of stderr (`--log-file`).

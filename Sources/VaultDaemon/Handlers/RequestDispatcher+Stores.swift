@@ -21,7 +21,7 @@ extension RequestDispatcher {
         let (storeStatus, exists, own) = (try? store.read { store in
             let status = store.status()
             // vault's own items (access rules, the audit key) are not the user's: not counted.
-            let own = status.isLocked ? 0 : ((try? store.list(service: ItemKey.reservedService).count) ?? 0)
+            let own = status.isLocked ? 0 : ItemKey.reservedServices.reduce(0) { $0 + ((try? store.list(service: $1).count) ?? 0) }
             return (status, (store as? any PassphraseProtected)?.exists ?? true, own)
         }) ?? (StoreStatus(kind: .file, isLocked: true, location: "", itemCount: nil), false, 0)
         var body = StatusBody(
@@ -33,6 +33,7 @@ extension RequestDispatcher {
         if storeStatus.unaddressableCount > 0 { body.unaddressable = storeStatus.unaddressableCount }
         if storeStatus.duplicateCount > 0 { body.duplicates = storeStatus.duplicateCount }
         (body.secretServiceProvider, body.secretServiceProviderReason) = secretServiceProvider.current
+        if !storeStatus.isLocked, let remotes = try? remotes.bodies(probe: false), !remotes.isEmpty { body.remotes = remotes }
         return body
     }
 
@@ -164,7 +165,8 @@ extension RequestDispatcher {
 
     func doctor() throws -> ResultBody {
         let reason = store.reasonChosen
-        let report = try store.perform { active in Doctor(catalog: catalog, active: active, activeReason: reason, provider: secretServiceProvider.current, callerBinding: secretServiceProvider.callerBinding).run() }
+        var report = try store.perform { active in Doctor(catalog: catalog, active: active, activeReason: reason, provider: secretServiceProvider.current, callerBinding: secretServiceProvider.callerBinding).run() }
+        if let remotes = try? remotes.bodies(probe: true), !remotes.isEmpty { report.remotes = remotes }
         return ResultBody(doctor: report)
     }
 }

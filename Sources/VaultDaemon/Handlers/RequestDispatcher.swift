@@ -21,6 +21,8 @@ public final class RequestDispatcher: Sendable {
     /// Every item operation's whole sequence (access, store, audit, change, use), shared with
     /// the Secret Service provider.
     let items: ItemService
+    /// The remote engines: their records, tokens and cached secrets.
+    let remotes: RemoteAgent
     /// Whether vaultd serves the Secret Service D-Bus API, for `status` and `doctor`.
     public let secretServiceProvider = SecretServiceProviderStatus()
     /// The items socket requests create, change and delete, for the Secret Service's signals.
@@ -35,6 +37,9 @@ public final class RequestDispatcher: Sendable {
             store: store, vaultFile: catalog.configuration.vaultFilePath,
             approvalTimeout: catalog.configuration.approvalTimeout, confirmAll: catalog.configuration.confirmAll, logger: logger)
         items = ItemService(store: store, access: access, changes: itemChanges, logger: logger)
+        // A read whose cached copy is stale waits this long for the engine before the cache stands in.
+        remotes = RemoteAgent(store: store, logger: logger, refreshInterval: catalog.configuration.remoteRefresh,
+                              httpTimeout: min(catalog.configuration.httpTimeout, 5))
         // One request to a provider must fit in a refresh's budget (HTTPClient waits its timeout and 1 s more).
         let httpTimeout = min(catalog.configuration.httpTimeout, SessionRefresher.defaultBudget - 2)
         refresher = SessionRefresher(
@@ -162,6 +167,15 @@ public final class RequestDispatcher: Sendable {
         case .approveAnswer(let payload): try approveAnswer(payload, peer)
         case .setApprovalSecret(let payload): try setApprovalSecret(payload, caller)
         case .resolveCredential(let payload): try resolveCredential(payload, asking)
+        case .remoteAdd(let payload): try remoteAdd(payload)
+        case .remoteList: try remoteList()
+        case .remoteRemove(let payload): try remoteRemove(payload)
+        case .remoteLogin(let payload): try remoteLogin(payload)
+        case .kvGet(let payload): try kvGet(payload, asking)
+        case .kvPut(let payload): try kvPut(payload, asking)
+        case .kvDelete(let payload): try kvDelete(payload, asking)
+        case .kvHistory(let payload): try kvHistory(payload)
+        case .kvList(let payload): try kvList(payload)
         }
     }
 }

@@ -36,9 +36,11 @@ extension Operation {
     var traits: OperationTraits {
         switch self {
         // resolve_credential's records are those of the reads it makes: get, foreign_get, token.
-        case .get, .token, .foreignGet, .resolveCredential: .itemRead
-        case .add, .set, .delete, .foreignSet, .foreignDelete, .allow, .disallow: .itemChange
+        case .get, .token, .foreignGet, .resolveCredential, .kvGet: .itemRead
+        case .add, .set, .delete, .foreignSet, .foreignDelete, .allow, .disallow, .kvPut, .kvDelete: .itemChange
         case .list, .login, .signup, .logout, .importSession, .devicePoll, .foreignList, .rules: .itemUse
+        // A remote's record and its cache are items; its listings and history hand out no secret.
+        case .remoteAdd, .remoteList, .remoteRemove, .remoteLogin, .kvHistory, .kvList: .itemUse
         case .unlock, .changePassphrase, .migrate: .storeChange
         case .status, .doctor, .lock, .resetPassword, .deviceStart: .inspection
         case .approveNext, .setApprovalSecret: .approval

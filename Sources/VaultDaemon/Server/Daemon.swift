@@ -194,6 +194,8 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private let refreshQueue = DispatchQueue(label: "vaultd.refresh")
+    /// Remote engines' refresh blocks on their HTTP answers: its own queue, apart from sessions'.
+    private let remoteQueue = DispatchQueue(label: "vaultd.remote-refresh")
     /// The auto-lock check waits for a write in progress: not on the accept queue.
     private let autoLockQueue = DispatchQueue(label: "vaultd.auto-lock")
 
@@ -206,6 +208,11 @@ public final class Daemon: @unchecked Sendable {
             refresher.resume()
             timers.append(refresher)
         }
+        let remotes = DispatchSource.makeTimerSource(queue: remoteQueue)
+        remotes.schedule(deadline: .now() + 1, repeating: configuration.remoteRefresh)
+        remotes.setEventHandler { [self] in dispatcher.remotes.refreshAll() }
+        remotes.resume()
+        timers.append(remotes)
         if let lockAfter = configuration.lockAfter {
             let autoLock = DispatchSource.makeTimerSource(queue: autoLockQueue)
             autoLock.schedule(deadline: .now() + 1, repeating: min(max(lockAfter / 4, 0.25), 10))
