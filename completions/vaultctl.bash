@@ -16,7 +16,7 @@ _vaultctl_complete() {
 _vaultctl_command() {
     command=$1 options="" subcommands=""
     case $1 in
-        get|status|rules|doctor) options="--json" ;;
+        get|status|"remote list"|history|rules|doctor) options="--json" ;;
         set|add) options="--label= --comment= --raw --allow-empty --confirm" ;;
         delete|rm) command=delete ;;
         list|ls) command=list options="--json" ;;
@@ -31,6 +31,10 @@ _vaultctl_command() {
         "session import") options="--provider= --url= --anon-key= --api-key= --token-endpoint= --client-id=" ;;
         aws) subcommands="set credential-process" ;;
         kubeconfig) options="--name= --api-version=" ;;
+        remote) subcommands="add list remove login" ;;
+        "remote add") options="--url= --auth= --mount= --prefix= --ca-file= --max-age= --role-id= --username= --role= --jwt-file=" ;;
+        "remote login") options="--new" ;;
+        write) options="--force --raw" ;;
         allow) options="--interpreter= --any-caller" ;;
         approve) options="--new-secret" ;;
         audit) options="--since= --follow --json" ;;
@@ -65,17 +69,18 @@ _vaultctl() {
     done
     if ! $ended && [[ " $options --socket= " == *" $prev= "* ]]; then
         case "$command $prev" in
-            *" --socket"|"run --env-file"|"inject --in-file"|"inject --out-file"|"login --client-secret-file"|"signup --client-secret-file"|"allow --interpreter") _vaultctl_complete :files ;;
+            *" --socket"|"run --env-file"|"inject --in-file"|"inject --out-file"|"login --client-secret-file"|"signup --client-secret-file"|"remote add --ca-file"|"remote add --jwt-file"|"allow --interpreter") _vaultctl_complete :files ;;
             "token --format") _vaultctl_complete "raw json env header exec-credential" ;;
             "session import --provider") _vaultctl_complete "oauth2 supabase firebase" ;;
             "kubeconfig --api-version") _vaultctl_complete "v1 v1beta1" ;;
+            "remote add --auth") _vaultctl_complete "token approle userpass jwt" ;;
             "migrate --to") _vaultctl_complete "file secret-service" ;;
         esac
     elif [[ -z $command ]]; then
         if [[ $cur == -* ]]; then
             _vaultctl_complete "--socket --version --help -h"
         else
-            _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig allow disallow rules approve audit doctor migrate version help rm ls"
+            _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history allow disallow rules approve audit doctor migrate version help rm ls"
         fi
     elif [[ -n $subcommands ]]; then
         _vaultctl_complete "$subcommands"
@@ -87,7 +92,7 @@ _vaultctl() {
             "run 0"|"allow 2"|"disallow 2") _vaultctl_complete :files ;;
             "login 0") _vaultctl_complete "oauth2 supabase firebase" ;;
             "signup 0"|"reset-password 0") _vaultctl_complete "supabase firebase" ;;
-            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig allow disallow rules approve audit doctor migrate version help" ;;
+            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history allow disallow rules approve audit doctor migrate version help" ;;
         esac
     fi
 }

@@ -71,6 +71,8 @@ function __vaultctl_valued
             printf '%s\n' --provider --url --anon-key --api-key --token-endpoint --client-id
         case 'kubeconfig'
             printf '%s\n' --name --api-version
+        case 'remote add'
+            printf '%s\n' --url --auth --mount --prefix --ca-file --max-age --role-id --username --role --jwt-file
         case 'allow'
             printf '%s\n' --interpreter
         case 'audit'
@@ -87,6 +89,8 @@ function __vaultctl_subcommands
             printf '%s\n' import
         case 'aws'
             printf '%s\n' set credential-process
+        case 'remote'
+            printf '%s\n' add list remove login
     end
 end
 
@@ -115,8 +119,8 @@ complete -c vaultctl -n "__vaultctl_using ''" -l version -d 'print vaultctl\'s v
 complete -c vaultctl -n "__vaultctl_using ''" -a get -d 'print the secret (--json: with its metadata)'
 complete -c vaultctl -n "__vaultctl_using ''" -a set -d 'store a secret read from stdin or a prompt'
 complete -c vaultctl -n "__vaultctl_using ''" -a add -d 'like set, but fail when the item exists'
-complete -c vaultctl -n "__vaultctl_using ''" -a delete -d 'remove an item'
-complete -c vaultctl -n "__vaultctl_using ''" -a rm -d 'remove an item'
+complete -c vaultctl -n "__vaultctl_using ''" -a delete -d 'remove an item (or soft-delete a remote secret)'
+complete -c vaultctl -n "__vaultctl_using ''" -a rm -d 'remove an item (or soft-delete a remote secret)'
 complete -c vaultctl -n "__vaultctl_using ''" -a list -d 'names and metadata, never secrets'
 complete -c vaultctl -n "__vaultctl_using ''" -a ls -d 'names and metadata, never secrets'
 complete -c vaultctl -n "__vaultctl_using ''" -a status -d 'daemon, store and lock state'
@@ -134,6 +138,9 @@ complete -c vaultctl -n "__vaultctl_using ''" -a logout -d 'sign out on the serv
 complete -c vaultctl -n "__vaultctl_using ''" -a session -d 'sessions obtained elsewhere (session import)'
 complete -c vaultctl -n "__vaultctl_using ''" -a aws -d 'AWS credentials for credential_process (aws set, aws credential-process)'
 complete -c vaultctl -n "__vaultctl_using ''" -a kubeconfig -d 'print a kubeconfig user that gets its token from vaultctl'
+complete -c vaultctl -n "__vaultctl_using ''" -a remote -d 'remote engines: a team\'s OpenBao or HashiCorp Vault (remote add, list, remove, login)'
+complete -c vaultctl -n "__vaultctl_using ''" -a write -d 'set one field of a remote secret (value on stdin)'
+complete -c vaultctl -n "__vaultctl_using ''" -a history -d 'a remote secret\'s versions'
 complete -c vaultctl -n "__vaultctl_using ''" -a allow -d 'let a program read an item (pins its path and content hash now)'
 complete -c vaultctl -n "__vaultctl_using ''" -a disallow -d 'remove a program\'s rule from an item'
 complete -c vaultctl -n "__vaultctl_using ''" -a rules -d 'the programs allowed to read an item'
@@ -146,6 +153,10 @@ complete -c vaultctl -n "__vaultctl_using ''" -a help -d 'this text, or one comm
 complete -c vaultctl -n "__vaultctl_using 'session'" -a import -d 'adopt a session (JSON on stdin; options fill in what it lacks)'
 complete -c vaultctl -n "__vaultctl_using 'aws'" -a set -d 'store a profile\'s credentials (credential_process JSON on stdin)'
 complete -c vaultctl -n "__vaultctl_using 'aws'" -a credential-process -d 'print a profile\'s credentials as credential_process JSON'
+complete -c vaultctl -n "__vaultctl_using 'remote'" -a add -d 'add an engine and log in (the secret on stdin or a prompt)'
+complete -c vaultctl -n "__vaultctl_using 'remote'" -a list -d 'the remotes: address, auth, token, cache'
+complete -c vaultctl -n "__vaultctl_using 'remote'" -a remove -d 'forget a remote and its cached secrets'
+complete -c vaultctl -n "__vaultctl_using 'remote'" -a login -d 'log in again (a new secret on stdin or at a prompt)'
 complete -c vaultctl -n "__vaultctl_using 'get'" -l json -d 'print the item with its metadata as JSON (secret, or secret_b64 for bytes that are not UTF-8)'
 complete -c vaultctl -n "__vaultctl_at 0 'get' 'set' 'add' 'delete' 'session import' 'allow' 'disallow' 'rules'" -x -a '(__vaultctl_services)' -d 'the item\'s service'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l label -x -d 'a label for listings'
@@ -154,7 +165,7 @@ complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l raw -d 'keep stdin byt
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l allow-empty -d 'store an empty secret when stdin is empty (refused otherwise)'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l confirm -d 'from now on, each read needs an answer from \'vaultctl approve\' (unless an allowed program asks)'
 complete -c vaultctl -n "__vaultctl_using 'list'" -l json -d 'print the items as JSON'
-complete -c vaultctl -n "__vaultctl_at 0 'list'" -x -a '(__vaultctl_services)' -d 'only this service\'s items'
+complete -c vaultctl -n "__vaultctl_at 0 'list'" -x -a '(__vaultctl_services)' -d 'only this service\'s items, or kv://REMOTE/FOLDER/ for a remote\'s names'
 complete -c vaultctl -n "__vaultctl_using 'status'" -l json -d 'print the status as JSON'
 complete -c vaultctl -n "__vaultctl_using 'passwd'" -l rewrap-only -d 'keep the data key and only re-wrap it (fast; not for a passphrase that leaked)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l min-ttl -x -d 'refresh first when the token expires within this: 60, 90s, 5m (default 60s)'
@@ -192,6 +203,21 @@ complete -c vaultctl -n "__vaultctl_using 'logout'" -l local -d 'forget the sess
 complete -c vaultctl -n "__vaultctl_using 'session import'" -l provider -x -a 'oauth2 supabase firebase' -d 'the provider, when the JSON does not say'
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l name -x -d 'the user\'s name in the kubeconfig (default: vault-SERVICE)'
 complete -c vaultctl -n "__vaultctl_using 'kubeconfig'" -l api-version -x -a 'v1 v1beta1' -d 'the exec plugin\'s apiVersion: v1 (the default) or v1beta1 (kubectl before 1.22)'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l url -x -d 'the engine\'s address: https://HOST:PORT (http:// only on loopback)'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l auth -x -a 'token approle userpass jwt' -d 'how vaultd logs in: token, approle, userpass or jwt'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l mount -x -d 'the KV version 2 mount (default: secret)'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l prefix -x -d 'a folder in the mount that kv://REMOTE/PATH is under'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l ca-file -r -F -d 'PEM certificate authorities to trust instead of the system\'s'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l max-age -x -d 'serve cached copies this old while the engine cannot be reached (default: 1d)'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l role-id -x -d 'the AppRole role id (--auth approle)'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l username -x -d 'the userpass user (--auth userpass)'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l role -x -d 'the JWT role (--auth jwt)'
+complete -c vaultctl -n "__vaultctl_using 'remote add'" -l jwt-file -r -F -d 'the file holding the JWT, such as a CI job\'s token (--auth jwt)'
+complete -c vaultctl -n "__vaultctl_using 'remote list'" -l json -d 'print the remotes as JSON'
+complete -c vaultctl -n "__vaultctl_using 'remote login'" -l new -d 'ask for a new token, secret id or password at the prompt'
+complete -c vaultctl -n "__vaultctl_using 'write'" -l force -d 'write over whatever version the engine has'
+complete -c vaultctl -n "__vaultctl_using 'write'" -l raw -d 'keep a trailing newline from stdin'
+complete -c vaultctl -n "__vaultctl_using 'history'" -l json -d 'print the versions as JSON'
 complete -c vaultctl -n "__vaultctl_using 'allow'" -l interpreter -r -F -d 'for a script without a #! line (run as python3 tool.py): the program that runs it'
 complete -c vaultctl -n "__vaultctl_using 'allow'" -l any-caller -d 'allow a program that serves whoever runs it (vaultctl, a credential helper, a bare interpreter): every program that can run it may read the item'
 complete -c vaultctl -n "__vaultctl_at 2 'allow' 'disallow'" -r -F -d 'the program, or the script an interpreter runs'
@@ -202,4 +228,4 @@ complete -c vaultctl -n "__vaultctl_using 'audit'" -l follow -d 'keep printing r
 complete -c vaultctl -n "__vaultctl_using 'audit'" -l json -d 'one JSON object per line'
 complete -c vaultctl -n "__vaultctl_using 'doctor' 'migrate'" -l json -d 'print the report as JSON'
 complete -c vaultctl -n "__vaultctl_using 'migrate'" -l to -x -a 'file secret-service' -d 'the store to move to'
-complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig allow disallow rules approve audit doctor migrate version help' -d 'the command to explain'
+complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history allow disallow rules approve audit doctor migrate version help' -d 'the command to explain'

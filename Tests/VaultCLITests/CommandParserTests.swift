@@ -149,7 +149,7 @@ import VaultCore
         #expect(try run("ls").0 == .list)
         #expect(try run("--version").0 == .version)
         #expect(try run("version").0 == .version)
-        #expect(usageError("rm", "s")?.command == "delete")
+        #expect(usageError("rm", "s", "a", "b")?.command == "delete")
     }
 
     @Test func subcommands() throws {

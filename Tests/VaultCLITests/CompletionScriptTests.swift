@@ -35,8 +35,14 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     @Test func zshDeclaresEveryCommandsOptions() {
         let script = CompletionScript(.zsh).text
         for spec in table.allSpecs where !spec.isGroup {
-            guard let function = Self.arm(naming: spec.name, in: script)?.action.split(separator: " ").first,
-                  let start = script.range(of: "\n\(function)() {\n") else {
+            // A subcommand's arm is looked for in its group's function: its name alone may be a
+            // top-level command's too (remote add, add).
+            var scope = Substring(script)
+            if spec.path.count > 1, let group = script.range(of: "\n_vaultctl_\(spec.path[0])() {\n") {
+                scope = script[group.upperBound...].prefix { $0 != "}" }
+            }
+            let function = Self.arm(naming: spec.name, in: String(scope))?.action.split(separator: " ").first.map(String.init)
+            guard let function, let start = script.range(of: "\n\(function)() {\n") else {
                 Issue.record("no function for \(spec.displayName)")
                 continue
             }

@@ -19,8 +19,8 @@ import VaultCLI
         #expect(usage.contains("  migrate --to file|secret-service [--json]\n"))
         #expect(usage.hasSuffix("""
             Secrets are never taken from the command line. Exit codes: 0 ok, 1 error, 2 usage,
-            3 not found, 4 locked or sign-in required, 5 vault unavailable, 6 duplicate,
-            7 denied by an access rule or the approver.
+            3 not found, 4 locked or sign-in required, 5 vault or remote engine unavailable (a cached
+            copy past --max-age), 6 duplicate or write conflict, 7 denied by an access rule or the approver.
 
             """))
     }
@@ -47,13 +47,14 @@ import VaultCLI
 
     @Test func helpForOneCommand() {
         #expect(formatter.help(for: table.spec(.delete)) == """
-            usage: vaultctl delete SERVICE ACCOUNT
+            usage: vaultctl delete SERVICE [ACCOUNT]
 
-            Remove the item.
+            Remove the item. 'delete kv://REMOTE/PATH' deletes a remote secret's latest version (KV
+            version 2's soft delete, which 'bao kv undelete' reverses).
 
             arguments:
               SERVICE                 the item's service
-              ACCOUNT                 the item's account
+              [ACCOUNT]               the item's account (none for kv://REMOTE/PATH)
 
             options:
               --socket PATH           vaultd's socket, before or after the command (default: $VAULT_SOCKET, else

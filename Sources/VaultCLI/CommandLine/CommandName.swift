@@ -11,6 +11,11 @@ public enum CommandName: String, CaseIterable, Sendable {
     case awsCredentialProcess = "aws credential-process"
     case kubeconfig
     case read, run, inject
+    case remoteAdd = "remote add"
+    case remoteList = "remote list"
+    case remoteRemove = "remote remove"
+    case remoteLogin = "remote login"
+    case write, history
     case allow, disallow, rules, approve, audit
     case doctor, migrate, version
     /// Never returned in `Invocation.Action.run`: the parser answers `help` itself (`.help(text)`).

@@ -26,11 +26,12 @@ extension CommandTable {
             positionals: item, options: itemMetadata,
             extraArgumentsHint: "secrets are read from stdin, never from arguments: printf '%s' \"$TOKEN\" | vaultctl add SERVICE ACCOUNT"),
         CommandSpec(
-            .delete, aliases: ["rm"], summary: "remove an item",
+            .delete, aliases: ["rm"], summary: "remove an item (or soft-delete a remote secret)",
             discussion: """
-                Remove the item.
+                Remove the item. 'delete kv://REMOTE/PATH' deletes a remote secret's latest version (KV
+                version 2's soft delete, which 'bao kv undelete' reverses).
                 """,
-            positionals: item),
+            positionals: [item[0], PositionalSpec("ACCOUNT", optional: true, help: "the item's account (none for kv://REMOTE/PATH)")]),
         CommandSpec(
             .list, aliases: ["ls"], summary: "names and metadata, never secrets",
             discussion: """
@@ -38,7 +39,7 @@ extension CommandTable {
                 provider, user and expiry; never secrets or tokens. A table on a terminal, tab-separated
                 lines without a header otherwise.
                 """,
-            positionals: [PositionalSpec("SERVICE", optional: true, completion: .services, help: "only this service's items")],
+            positionals: [PositionalSpec("SERVICE", optional: true, completion: .services, help: "only this service's items, or kv://REMOTE/FOLDER/ for a remote's names")],
             options: [.flag("json", help: "print the items as JSON")]),
         CommandSpec(
             .status, summary: "daemon, store and lock state",

@@ -46,12 +46,20 @@ extension Commands {
     }
 
     func delete(_ arguments: ParsedArguments) throws {
+        if arguments.positionals.count == 1, arguments.positionals[0].hasPrefix(RemoteTarget.scheme) {
+            try deleteRemote(arguments.positionals[0])
+            return
+        }
         try arguments.expect(2...2, "SERVICE ACCOUNT")
         try vault.delete(service: arguments.positionals[0], account: arguments.positionals[1])
     }
 
     func list(_ arguments: ParsedArguments) throws {
         try arguments.expect(0...1, "[SERVICE]")
+        if let first = arguments.positionals.first, first.hasPrefix(RemoteTarget.scheme) {
+            try listRemote(first, json: arguments.flags.contains("json"))
+            return
+        }
         let listing = try vault.listing(service: arguments.positionals.first)
         if arguments.flags.contains("json") {
             // One array: the items, then the unaddressable ones (kind "unaddressable", a reason).

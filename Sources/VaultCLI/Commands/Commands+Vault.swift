@@ -33,6 +33,7 @@ extension Commands {
         for session in status.sessions {
             Output.line("session: \(session.service) (\(session.account)): \(session.session.map(Self.summary) ?? "unreadable")")
         }
+        for remote in status.remotes { Output.line(Self.remoteSummary(remote)) }
     }
 
     /// "supabase, alice@example.com, expires 2026-11-30T12:00:00Z" or "..., NEEDS SIGN-IN".
@@ -163,6 +164,11 @@ extension Commands {
             for check in report.checks where check.store == store {
                 Output.line("  \(check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail)")
             }
+        }
+        if !report.remotes.isEmpty {
+            Output.line("")
+            Output.line("Remote engines")
+            for remote in report.remotes { Output.line("  " + Self.remoteSummary(remote)) }
         }
         Output.line("")
         Output.line(report.selectedWorks ? "the store in use (\(report.selected.rawValue)) works" : "the store in use (\(report.selected.rawValue)) does NOT work: see FAIL above")

@@ -33,7 +33,7 @@ package struct Template {
             }
             var start = index + 2
             while start < bytes.count, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
-            guard bytes[start...].starts(with: Array(SecretReference.scheme.utf8)) else {
+            guard bytes[start...].starts(with: Array(SecretReference.scheme.utf8)) || bytes[start...].starts(with: Array(RemoteTarget.scheme.utf8)) else {
                 text += open
                 index += 2
                 continue
@@ -41,7 +41,7 @@ package struct Template {
             var end = start
             while end < bytes.count, !bytes[end...].starts(with: close), bytes[end] != 10 { end += 1 }
             guard end < bytes.count, bytes[end...].starts(with: close) else {
-                throw VaultError.invalidInput("\(name):\(line(index)): '{{ vault://' does not close with '}}' on its line")
+                throw VaultError.invalidInput("\(name):\(line(index)): '{{ \(bytes[start] == UInt8(ascii: "k") ? RemoteTarget.scheme : SecretReference.scheme)' does not close with '}}' on its line")
             }
             var last = end
             while last > start, bytes[last - 1] == 32 || bytes[last - 1] == 9 { last -= 1 }

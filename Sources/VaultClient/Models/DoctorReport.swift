@@ -13,4 +13,6 @@ public struct DoctorReport: Sendable, Equatable {
     public var selectedReason: String
     public var selectedWorks: Bool
     public var checks: [Check]
+    /// Each remote engine, asked just now.
+    public var remotes: [RemoteInfo] = []
 }

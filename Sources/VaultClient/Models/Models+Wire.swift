@@ -84,6 +84,7 @@ extension VaultStatus: Encodable {
         unaddressableCount = max(0, body.unaddressable ?? 0)
         duplicateCount = max(0, body.duplicates ?? 0)
         (secretServiceProvider, secretServiceProviderReason) = (body.secretServiceProvider, body.secretServiceProviderReason)
+        remotes = (body.remotes ?? []).map(RemoteInfo.init(wire:))
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -95,6 +96,7 @@ extension VaultStatus: Encodable {
         if unaddressableCount > 0 { body.unaddressable = unaddressableCount }
         if duplicateCount > 0 { body.duplicates = duplicateCount }
         (body.secretServiceProvider, body.secretServiceProviderReason) = (secretServiceProvider, secretServiceProviderReason)
+        if !remotes.isEmpty { body.remotes = remotes.map(\.wire) }
         try body.encode(to: encoder)
     }
 }
@@ -150,13 +152,15 @@ extension DoctorReport: Encodable {
             checks.append(Check(store: store, name: check.name, ok: check.ok, detail: check.detail))
         }
         self.init(selected: selected, selectedReason: body.selectedReason, selectedWorks: body.selectedWorks, checks: checks)
+        remotes = (body.remotes ?? []).map(RemoteInfo.init(wire:))
     }
 
     public func encode(to encoder: Encoder) throws {
-        try DoctorBody(
+        var body = DoctorBody(
             selected: selected.rawValue, selectedReason: selectedReason, selectedWorks: selectedWorks,
-            checks: checks.map { CheckBody(store: $0.store.rawValue, name: $0.name, ok: $0.ok, detail: $0.detail) }
-        ).encode(to: encoder)
+            checks: checks.map { CheckBody(store: $0.store.rawValue, name: $0.name, ok: $0.ok, detail: $0.detail) })
+        if !remotes.isEmpty { body.remotes = remotes.map(\.wire) }
+        try body.encode(to: encoder)
     }
 }
 

@@ -28,4 +28,6 @@ public struct VaultStatus: Sendable, Equatable {
     /// that does not say).
     public var secretServiceProvider: Bool?
     public var secretServiceProviderReason: String?
+    /// The remote engines (when unlocked).
+    public var remotes: [RemoteInfo] = []
 }

@@ -22,15 +22,31 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
     public let service: String
     public let account: String?
     public let field: String?
+    /// For a remote secret (`kv://REMOTE/PATH`): the remote, path and version. `service` is then
+    /// `kv://REMOTE` and `account` the path, as access rules and the audit log name it.
+    public let remote: RemoteTarget?
     /// The reference as written.
     public let text: String
 
-    /// Whether `value` is meant as a reference (it starts with `vault://`); whether it is a valid
-    /// one is for `init(parsing:)` to say.
-    public static func isReference(_ value: String) -> Bool { value.hasPrefix(scheme) }
+    /// Whether `value` is meant as a reference (it starts with `vault://` or `kv://`); whether it
+    /// is a valid one is for `init(parsing:)` to say.
+    public static func isReference(_ value: String) -> Bool { value.hasPrefix(scheme) || value.hasPrefix(RemoteTarget.scheme) }
+
+    init(text: String, service: String, account: String?, field: String?, remote: RemoteTarget?) {
+        self.text = text
+        self.service = service
+        self.account = account
+        self.field = field
+        self.remote = remote
+    }
 
     public init(parsing text: String) throws(VaultClientError) {
+        if text.hasPrefix(RemoteTarget.scheme) {
+            self = try Self(parsingRemote: text)
+            return
+        }
         self.text = text
+        remote = nil
         let shown = Self.shown(text)
         func refuse(_ why: String) -> VaultClientError {
             VaultClientError(code: .badRequest, message: "\(shown) is not a valid reference: \(why); the form is \(Self.form)")

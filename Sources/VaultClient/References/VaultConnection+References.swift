@@ -16,6 +16,10 @@ extension VaultConnection {
     /// (or its field). Errors name the reference: `not_found` when it names nothing,
     /// `bad_request` when it names several items or a field the item lacks.
     public func resolve(_ reference: SecretReference, minTTL: Double = 60) throws(VaultClientError) -> ResolvedReference {
+        if let remote = reference.remote {
+            let secret = try readRemote(remote: remote.remote, path: remote.path, field: reference.field, version: remote.version)
+            return ResolvedReference(reference: reference, value: secret.value, session: nil, token: nil)
+        }
         let matching = try list(service: reference.service).filter {
             $0.service == reference.service && (reference.account == nil || $0.account == reference.account)
         }
