@@ -8,7 +8,8 @@ authorization endpoint (/device) and RFC 7009 revocation (/revoke). A second ori
 `other_port` records every request it gets (GET /__seen there: {"requests": N}); redirects point
 at it, and it must see none.
 
-Control: POST /__mode {"mode": M, ...} sets how the next answers look:
+Control: POST /__mode {"mode": M, ...} sets how the next answers look (GETs: raw, huge and
+redirect; 404 otherwise):
   good               a valid grant with new tokens (expires_in 3600, rotated refresh token)
   grant              a valid grant with "fields" merged in (bad expires_in, tokens, ...)
   raw                HTTP "status" with "body" (text) as "content_type"
@@ -72,10 +73,30 @@ class Other(JSONHandler):
 
 class Handler(JSONHandler):
     def do_GET(self):
+        """GETs (a secret engine's reads) get the modes' raw, huge and redirect answers too."""
         if self.path == "/__log":
             with lock:
                 return self.reply(200, log)
-        self.reply(404, {"error": "not_found"})
+        with lock:
+            current = dict(mode)
+            log["answers"] += 1
+            log["requests"].append(self.path.split("?")[0])
+        if not self.shaped(current):
+            self.reply(404, {"error": "not_found"})
+
+    def shaped(self, current):
+        """Answers as the redirect, raw and huge modes say; False in any other mode."""
+        name = current.get("mode")
+        if name == "redirect":
+            target = "http://127.0.0.1:%d%s" % (state["other_port"], self.path)
+            self.reply(307, {"error": "moved"}, headers=[("Location", target)])
+        elif name == "raw":
+            self.reply(current.get("status", 200), current.get("body", "").encode(), content_type=current.get("content_type", "application/json"))
+        elif name == "huge":
+            self.huge(current.get("length", False))
+        else:
+            return False
+        return True
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -102,13 +123,8 @@ class Handler(JSONHandler):
             return self.reply(204)
         if name == "fuzz":
             return self.fuzz(path)
-        if name == "redirect":
-            target = "http://127.0.0.1:%d%s" % (state["other_port"], self.path)
-            return self.reply(307, {"error": "moved"}, headers=[("Location", target)])
-        if name == "raw":
-            return self.reply(current.get("status", 200), current.get("body", "").encode(), content_type=current.get("content_type", "application/json"))
-        if name == "huge":
-            return self.huge(current.get("length", False))
+        if self.shaped(current):
+            return
         if path == "/device":
             codes = {"device_code": "DC-" + secrets.token_urlsafe(8), "user_code": "WDJB-MJHT",
                      "verification_uri": "http://127.0.0.1/device", "expires_in": 600, "interval": 1}
