@@ -19,17 +19,19 @@ public enum EngineError: Error, Equatable, Sendable {
     case checkAndSet
     /// Another 4xx, with the engine's reason.
     case rejected(Int, String)
-    /// A redirect, which vault never follows.
+    /// A redirect, which vault never follows: a standby pointing at its active node (during a
+    /// failover, at one that is gone), or a proxy.
     case redirect(Int)
     /// An answer that is not what the API promises (malformed JSON, missing fields, over a cap).
     case malformed(String)
     /// Another 5xx.
     case server(Int)
 
-    /// Whether a cached copy may stand in: the engine could not answer at all for now.
+    /// Whether a cached copy may stand in: the engine could not answer for now (a standby's
+    /// redirect while no node is active is one such answer).
     public var isOffline: Bool {
         switch self {
-        case .unreachable, .sealed, .busy, .server: true
+        case .unreachable, .sealed, .busy, .server, .redirect: true
         default: false
         }
     }
@@ -54,7 +56,7 @@ public enum EngineError: Error, Equatable, Sendable {
         case .rejected(let status, let why):
             .invalidInput("remote '\(name)' rejected \(what) (HTTP \(status)\(why.isEmpty ? "" : ": \(why)"))")
         case .redirect(let status):
-            .unavailable("remote '\(name)' answered \(what) with a redirect (HTTP \(status)); vault does not follow redirects: give the engine's own address with 'vaultctl remote add'")
+            .unavailable("remote '\(name)' answered \(what) with a redirect (HTTP \(status)): a standby node pointing at its active node (during a failover, try again shortly) or a proxy; vault does not follow redirects, so its token never goes to another address")
         case .malformed(let why):
             .unavailable("remote '\(name)' gave an answer vault cannot use while \(what): \(why)")
         case .server(let status):
