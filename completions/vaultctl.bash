@@ -31,7 +31,7 @@ _vaultctl_command() {
         "session import") options="--provider= --url= --anon-key= --api-key= --token-endpoint= --client-id=" ;;
         aws) subcommands="set credential-process" ;;
         kubeconfig) options="--name= --api-version=" ;;
-        remote) subcommands="add list remove login" ;;
+        remote) subcommands="add list remove login sync" ;;
         "remote add") options="--url= --auth= --mount= --prefix= --ca-file= --max-age= --role-id= --username= --role= --jwt-file=" ;;
         "remote login") options="--new" ;;
         write) options="--force --raw" ;;

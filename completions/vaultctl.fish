@@ -90,7 +90,7 @@ function __vaultctl_subcommands
         case 'aws'
             printf '%s\n' set credential-process
         case 'remote'
-            printf '%s\n' add list remove login
+            printf '%s\n' add list remove login sync
     end
 end
 
@@ -138,7 +138,7 @@ complete -c vaultctl -n "__vaultctl_using ''" -a logout -d 'sign out on the serv
 complete -c vaultctl -n "__vaultctl_using ''" -a session -d 'sessions obtained elsewhere (session import)'
 complete -c vaultctl -n "__vaultctl_using ''" -a aws -d 'AWS credentials for credential_process (aws set, aws credential-process)'
 complete -c vaultctl -n "__vaultctl_using ''" -a kubeconfig -d 'print a kubeconfig user that gets its token from vaultctl'
-complete -c vaultctl -n "__vaultctl_using ''" -a remote -d 'remote engines: a team\'s OpenBao or HashiCorp Vault (remote add, list, remove, login)'
+complete -c vaultctl -n "__vaultctl_using ''" -a remote -d 'remote engines: a team\'s OpenBao or HashiCorp Vault (remote add, list, sync, ...)'
 complete -c vaultctl -n "__vaultctl_using ''" -a write -d 'set one field of a remote secret (value on stdin)'
 complete -c vaultctl -n "__vaultctl_using ''" -a history -d 'a remote secret\'s versions'
 complete -c vaultctl -n "__vaultctl_using ''" -a allow -d 'let a program read an item (pins its path and content hash now)'
@@ -157,6 +157,7 @@ complete -c vaultctl -n "__vaultctl_using 'remote'" -a add -d 'add an engine and
 complete -c vaultctl -n "__vaultctl_using 'remote'" -a list -d 'the remotes: address, auth, token, cache'
 complete -c vaultctl -n "__vaultctl_using 'remote'" -a remove -d 'forget a remote and its cached secrets'
 complete -c vaultctl -n "__vaultctl_using 'remote'" -a login -d 'log in again (a new secret on stdin or at a prompt)'
+complete -c vaultctl -n "__vaultctl_using 'remote'" -a sync -d 'fetch every secret under a folder into the cache now'
 complete -c vaultctl -n "__vaultctl_using 'get'" -l json -d 'print the item with its metadata as JSON (secret, or secret_b64 for bytes that are not UTF-8)'
 complete -c vaultctl -n "__vaultctl_at 0 'get' 'set' 'add' 'delete' 'session import' 'allow' 'disallow' 'rules'" -x -a '(__vaultctl_services)' -d 'the item\'s service'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l label -x -d 'a label for listings'

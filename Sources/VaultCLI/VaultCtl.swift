@@ -66,6 +66,7 @@ public enum VaultCtl {
         case .remoteList: try commands.remoteList(arguments)
         case .remoteRemove: try commands.remoteRemove(arguments)
         case .remoteLogin: try commands.remoteLogin(arguments)
+        case .remoteSync: try commands.remoteSync(arguments)
         case .write: try commands.writeRemote(arguments)
         case .history: try commands.history(arguments)
         case .run: exit(try commands.run(arguments))

@@ -213,6 +213,22 @@ import VaultCore
         #expect(try waitUntil(25) { try vault.ctl("read", "kv://team/app/db?field=password").status == 5 })
     }
 
+    @Test func syncFetchesAFolderSoAllOfItIsServedOffline() throws {
+        let vault = vault()
+        let bao = try engine(vault)
+        let paths = (0..<12).map { "team/\($0 % 3 == 0 ? "db/" : "")s\($0)" }
+        for (index, path) in paths.enumerated() { try bao.put(path, ["v": "value-\(index)"]) }
+        try bao.put("other/x", ["v": "not synced"])
+        try addToken(vault, bao)
+        let synced = try vault.ctl("remote", "sync", "team", "team/")
+        #expect(synced.status == 0 && synced.text == "fetched 12 secrets of remote 'team' into the cache\n", "\(synced.text)\(synced.stderr)")
+        bao.kill()
+        for (index, path) in paths.enumerated() {
+            #expect(try vault.ctl("read", "kv://team/\(path)?field=v").text == "value-\(index)")
+        }
+        #expect(try vault.ctl("read", "kv://team/other/x").status == 5)
+    }
+
     @Test func tlsWithTheEnginesCAAndNotAnother() throws {
         let vault = vault()
         let bao = try engine(vault, tls: true)

@@ -32,6 +32,7 @@ import VaultCLI
         (.remoteList, [], ["json"], 0...0),
         (.remoteRemove, [], [], 1...1),
         (.remoteLogin, [], ["new"], 1...1),
+        (.remoteSync, [], [], 1...2),
         (.write, [], ["force", "raw"], 1...1),
         (.history, [], ["json"], 1...1),
         (.allow, ["interpreter"], ["any-caller"], 3...3),

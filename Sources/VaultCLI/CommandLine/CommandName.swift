@@ -15,6 +15,7 @@ public enum CommandName: String, CaseIterable, Sendable {
     case remoteList = "remote list"
     case remoteRemove = "remote remove"
     case remoteLogin = "remote login"
+    case remoteSync = "remote sync"
     case write, history
     case allow, disallow, rules, approve, audit
     case doctor, migrate, version

@@ -6,7 +6,7 @@ extension CommandTable {
 
     static let remoteCommands: [CommandSpec] = [
         .group(
-            "remote", summary: "remote engines: a team's OpenBao or HashiCorp Vault (remote add, list, remove, login)",
+            "remote", summary: "remote engines: a team's OpenBao or HashiCorp Vault (remote add, list, sync, ...)",
             discussion: """
                 Remote engines (OpenBao, HashiCorp Vault) whose KV v2 secrets vaultd serves through every
                 door as kv://REMOTE/PATH, cached in the local encrypted store and refreshed in the
@@ -60,6 +60,15 @@ extension CommandTable {
                         """,
                     positionals: [remoteName],
                     options: [.flag("new", help: "ask for a new token, secret id or password at the prompt")]),
+                CommandSpec(
+                    .remoteSync, summary: "fetch every secret under a folder into the cache now",
+                    discussion: """
+                        Fetch every secret under FOLDER (default: the remote's whole prefix), folders included,
+                        into vaultd's cache now, so that all of them are served while the engine cannot be
+                        reached. Progress on stderr when it is a terminal. A secret an access rule keeps from
+                        vaultctl, or whose latest version is deleted, is counted and skipped.
+                        """,
+                    positionals: [remoteName, PositionalSpec("FOLDER", optional: true, help: "a folder of the remote, such as team/ (default: all)")]),
             ]),
         CommandSpec(
             .write, summary: "set one field of a remote secret (value on stdin)",
