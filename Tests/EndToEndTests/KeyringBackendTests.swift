@@ -49,6 +49,27 @@ import VaultCore
         #expect(again.status != 0 && again.stderr.contains("PasswordDeleteError: no password for"), "\(again.stderr)")
     }
 
+    @Test func pointedAtARemotePathPasswordsLiveInTheTeamsEngine() throws {
+        let vault = VaultHarness()
+        try vault.startDaemon()
+        let bao = try OpenBaoServer(in: vault.root + "/bao")
+        #expect(try vault.ctl(["remote", "add", "team", "--url", bao.address, "--auth", "token"], input: Array("root".utf8)).status == 0)
+        let venv = try KeyringVenv(vault)
+        let remote = ["VAULT_KEYRING_REMOTE": "team/keyring"]
+        let set = try venv.keyring(["set", "https://upload.example.org/legacy/", "__token__"], input: "pypi-remote\n", environment: remote)
+        #expect(set.status == 0, "\(set.stderr)")
+        // In the engine, under the folder, the service and username one segment each.
+        let listed = try bao.must("kv", "list", "-mount=secret", "-format=json", "keyring/")
+        #expect(listed.contains("https%3A%2F%2Fupload.example.org%2Flegacy%2F/"), "\(listed)")
+        #expect(try venv.keyring(["get", "https://upload.example.org/legacy/", "__token__"], environment: remote).text == "pypi-remote\n")
+        let creds = try venv.keyring(["--mode", "creds", "--output", "json", "get", "https://upload.example.org/legacy/"], environment: remote)
+        #expect((try? JSONSerialization.jsonObject(with: Data(creds.stdout)) as? [String: String]) == ["username": "__token__", "password": "pypi-remote"], "\(creds.stderr)")
+        // Not a local item; gone from the engine's latest version after del.
+        #expect(try vault.ctl("get", "https://upload.example.org/legacy/", "__token__").status == 3)
+        #expect(try venv.keyring(["del", "https://upload.example.org/legacy/", "__token__"], environment: remote).status == 0)
+        #expect(try venv.keyring(["get", "https://upload.example.org/legacy/", "__token__"], environment: remote).status == 1)
+    }
+
     @Test func aLockedVaultOrNoDaemonSaysWhatToDo() throws {
         let vault = VaultHarness(passphraseFile: false)
         try vault.startDaemon()

@@ -11,10 +11,15 @@ Items are vault items with service = keyring's service and account = keyring's u
 sign-in session (``vaultctl login``) answers with a fresh access token. It never prompts, never
 starts vaultd (a library should not spawn daemons: start it with ``vaultctl status`` or systemd),
 and waits a bounded time for every answer.
+
+With ``VAULT_KEYRING_REMOTE=REMOTE/FOLDER`` (a remote of ``vaultctl remote add``), passwords live
+in the team's engine instead: field ``password`` of ``kv://REMOTE/FOLDER/SERVICE/USERNAME``, the
+service and username each one percent-encoded path segment, read through vaultd's cache.
 """
 
 import logging
 import os
+import urllib.parse
 
 from keyring.backend import KeyringBackend
 from keyring.credentials import SimpleCredential
@@ -37,6 +42,23 @@ READABLE_KINDS = ("secret", "session")
 
 
 FORCED_NAME = "vault_keyring.VaultKeyring"
+
+
+def _remote():
+    """(remote, folder) from VAULT_KEYRING_REMOTE, or None when passwords are local items."""
+    value = os.environ.get("VAULT_KEYRING_REMOTE", "").strip("/")
+    if not value:
+        return None
+    remote, _, folder = value.partition("/")
+    return remote, folder
+
+
+def _remote_path(folder, service, username):
+    """The secret's path: the service and the username each one segment, '/' and '%' encoded."""
+    segments = [urllib.parse.quote(part, safe="") for part in (service, username or "")]
+    if any(segment in ("", ".", "..") for segment in segments):
+        raise VaultError("bad_request", "keyring's service and username must be names, not '%s' and '%s'" % (service, username))
+    return "/".join(([folder] if folder else []) + segments)
 
 
 def _not_now(error):
@@ -70,6 +92,14 @@ class VaultKeyring(KeyringBackend):
             return _not_now(error)
 
     def _password(self, vault, service, username):
+        remote = _remote()
+        if remote:
+            try:
+                return vault.request("kv_get", remote=remote[0], path=_remote_path(remote[1], service, username), field="password")["item"]["secret"]
+            except VaultError as error:
+                if error.code == "not_found":
+                    return None
+                raise
         try:
             item = vault.request("get", service=service, account=username)["item"]
         except VaultError as error:
@@ -90,6 +120,10 @@ class VaultKeyring(KeyringBackend):
     def set_password(self, service, username, password):
         try:
             with Connection() as vault:
+                remote = _remote()
+                if remote:
+                    vault.request("kv_put", remote=remote[0], path=_remote_path(remote[1], service, username), field="password", secret=password)
+                    return
                 self._refuse_other_kinds(vault, service, username, "replace")
                 vault.request("set", service=service, account=username, secret=password, kind="secret")
         except VaultLocked:
@@ -100,6 +134,10 @@ class VaultKeyring(KeyringBackend):
     def delete_password(self, service, username):
         try:
             with Connection() as vault:
+                remote = _remote()
+                if remote:
+                    vault.request("kv_delete", remote=remote[0], path=_remote_path(remote[1], service, username))
+                    return
                 self._refuse_other_kinds(vault, service, username, "delete")
                 vault.request("delete", service=service, account=username)
         except VaultLocked:
@@ -117,6 +155,15 @@ class VaultKeyring(KeyringBackend):
 
     def _credential(self, service, username):
         with Connection() as vault:
+            if username is None and _remote():
+                remote, folder = _remote()
+                path = _remote_path(folder, service, "x").rsplit("/", 1)[0] + "/"
+                names = [name for name in vault.request("kv_list", remote=remote, path=path)["keys"] if not name.endswith("/")]
+                if len(names) != 1:
+                    if names:
+                        log.warning("vault has %d accounts for %s: give the username", len(names), service)
+                    return None
+                username = urllib.parse.unquote(names[0])
             if username is None:
                 items = [item for item in vault.request("list", service=service)["items"]
                          if item.get("service") == service and item.get("kind") in READABLE_KINDS]
