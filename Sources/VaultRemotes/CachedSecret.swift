@@ -20,13 +20,7 @@ public struct CachedSecret: Codable, Sendable {
     /// Seconds since the engine last confirmed it, at `now`.
     public func age(at now: Double) -> Double { max(0, now - confirmed) }
 
-    public func encoded() throws -> SecretBytes {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        var data = try encoder.encode(self)
-        defer { data.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        return SecretBytes(data)
-    }
+    public func encoded() throws -> SecretBytes { try secretJSON() }
 
     /// Nil for a copy that cannot be read: it is fetched again.
     public static func decoding(_ secret: SecretBytes) -> CachedSecret? {

@@ -20,13 +20,7 @@ public struct RemoteRecord: Codable, Sendable {
         self.token = token
     }
 
-    public func encoded() throws -> SecretBytes {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        var data = try encoder.encode(self)
-        defer { data.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        return SecretBytes(data)
-    }
+    public func encoded() throws -> SecretBytes { try secretJSON() }
 
     public static func decoding(_ secret: SecretBytes, name: String) throws -> RemoteRecord {
         do {

@@ -3,6 +3,7 @@
 extension CommandTable {
     static let remoteName = PositionalSpec("NAME", help: "the remote's name: letters, digits, '.', '_', '-'")
     static let remoteReference = PositionalSpec("REFERENCE", help: "kv://REMOTE/PATH, percent-encoded")
+    static let remoteMaxAge = OptionSpec("max-age", value: "DURATION", kind: .duration(allowsZero: false), help: "serve cached copies this old while the engine cannot be reached (default: 1d)")
 
     static let remoteCommands: [CommandSpec] = [
         .group(
@@ -32,7 +33,7 @@ extension CommandTable {
                         OptionSpec("mount", value: "MOUNT", help: "the KV version 2 mount (default: secret)"),
                         OptionSpec("prefix", value: "PATH", help: "a folder in the mount that kv://REMOTE/PATH is under"),
                         OptionSpec("ca-file", value: "FILE", completion: .files, help: "PEM certificate authorities to trust instead of the system's"),
-                        OptionSpec("max-age", value: "DURATION", kind: .duration(allowsZero: false), help: "serve cached copies this old while the engine cannot be reached (default: 1d)"),
+                        remoteMaxAge,
                         OptionSpec("role-id", value: "ID", help: "the AppRole role id (--auth approle)"),
                         OptionSpec("username", value: "USER", help: "the userpass user (--auth userpass)"),
                         OptionSpec("role", value: "ROLE", help: "the JWT role (--auth jwt)"),

@@ -156,7 +156,3 @@ extension Commands {
         return line
     }
 }
-
-extension CommandTable {
-    static let remoteMaxAge = remoteCommands[0].subcommands[0].options.first { $0.name == "max-age" }!
-}
