@@ -7,7 +7,9 @@ PACKAGES holds jeepney; MODE 'hello-first' completes the connection (Hello, then
 before the opener exits, 'hello-late' authenticates only and sends Hello after the reuse.
 Prints 'reused ANSWER' (the secret or the D-Bus error name), or 'missed' when no attempt
 got the pid within the time."""
+import ctypes
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -49,6 +51,7 @@ def ask(connection, session):
     return bytes(reply[0][2]).decode() if isinstance(reply, tuple) else reply
 
 
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 for attempt in range(20):
     go_r, go_w = os.pipe()
     answer_r, answer_w = os.pipe()
@@ -65,15 +68,13 @@ for attempt in range(20):
             os._exit(0)
         os._exit(0)
     os.waitpid(opener, 0)
-    cycled = subprocess.run([PID_CYCLE, str(opener), '60']).returncode
-    allowed = subprocess.Popen([ALLOWED, '60']) if cycled == 0 else None
-    reused = allowed is not None and allowed.pid == opener
+    # pid_cycle leaves ALLOWED running under the opener's pid; as subreaper this process reaps it.
+    reused = subprocess.run([PID_CYCLE, str(opener), '60', ALLOWED, '60']).returncode == 0
     os.write(go_w, b'g' if reused else b'n')
     answer = os.read(answer_r, 4096).decode()
-    if allowed is not None:
-        allowed.kill()
-        allowed.wait()
     if reused:
+        os.kill(opener, signal.SIGKILL)
+        os.waitpid(opener, 0)
         print('reused', answer)
         break
 else:
