@@ -1,7 +1,7 @@
 """Reads an item straight over vaultd's socket, as a script run by python3: the access tests
 match such a caller by its script's path. Usage: vault_get.py SOCKET SERVICE ACCOUNT [LIBRARY].
-LIBRARY is loaded first, as a program with a native module would. Prints the secret, or
-'error CODE'."""
+LIBRARY is loaded first, as a program with a native module would. A SERVICE kv://REMOTE reads
+field 'password' of the remote secret at ACCOUNT. Prints the secret, or 'error CODE'."""
 import ctypes
 import json
 import socket
@@ -12,7 +12,11 @@ if len(sys.argv) > 4:
 
 connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 connection.connect(sys.argv[1])
-connection.sendall(json.dumps({"id": 1, "op": "get", "service": sys.argv[2], "account": sys.argv[3]}).encode() + b"\n")
+if sys.argv[2].startswith("kv://"):
+    request = {"op": "kv_get", "remote": sys.argv[2][len("kv://"):], "path": sys.argv[3], "field": "password"}
+else:
+    request = {"op": "get", "service": sys.argv[2], "account": sys.argv[3]}
+connection.sendall(json.dumps(dict(request, id=1)).encode() + b"\n")
 answer = b""
 while not answer.endswith(b"\n"):
     chunk = connection.recv(65536)

@@ -85,4 +85,25 @@ import VaultStores
         }
         #expect(engine.secrets["app/db"]?.count == 4)
     }
+
+    /// `kv_put` without a field: the object becomes all the fields, in one version, by the same
+    /// check-and-set; anything but an object of strings within the limits is refused, unwritten.
+    @Test func aWholeSecretIsWrittenInOneVersionAndBadFieldsAreRefused() throws {
+        let agent = agent()
+        engine.put("app/db", ["password": "p1", "user": "u", "old": "x"])
+        try add(agent)
+        _ = try agent.read(name, path, version: nil, refresh: false)
+        let fields = try KVFields.parse(#"{"password":"p2","user":"v"}"#)
+        #expect(try agent.write(name, path, fields: fields, force: false).version == 2)
+        #expect(engine.secrets["app/db"]?.last == ["password": "p2", "user": "v"])
+        engine.put("app/db", ["password": "other"])
+        #expect { try agent.write(name, path, fields: fields, force: false) } throws: { ($0 as? VaultError)?.code == .conflict }
+        let many = "{" + (0...EngineAnswer.maximumFields).map { "\"f\($0)\":\"v\"" }.joined(separator: ",") + "}"
+        let huge = #"{"password":""# + String(repeating: "a", count: EngineAnswer.maximumValue + 1) + #""}"#
+        for bad in ["", "[]", "\"text\"", #"{"n":1}"#, #"{"n":null}"#, #"{"":"v"}"#, #"{"a\u0001":"v"}"#, many, huge, #"{"a":"v""#] {
+            #expect(throws: VaultError.self, "\(bad.prefix(40))") { try KVFields.parse(bad) }
+        }
+        #expect { try agent.write(name, path, fields: ["ok": "v", "bad\n": "v"], force: true) } throws: { ($0 as? VaultError)?.code == .badRequest }
+        #expect(engine.secrets["app/db"]?.count == 3)
+    }
 }

@@ -61,6 +61,9 @@ import VaultProtocol
         #expect(addition.secret == SecretBytes(utf8: "sid") && addition.roleID == "r" && addition.maxAge == 3600 && addition.auth == "approle")
         guard case .kvPut(let put) = try roundTrip(requests[requests.count - 4]).request else { Issue.record("not a kv_put"); return }
         #expect(put.secret == SecretBytes(utf8: "p2") && put.field == "password" && put.force == true)
+        let whole = KVWrite(remote: "team", path: "app/db", field: nil, secret: SecretBytes(utf8: #"{"user":"u"}"#))
+        guard case .kvPut(let wholePut) = try roundTrip(.kvPut(whole)).request else { Issue.record("not a kv_put"); return }
+        #expect(wholePut.field == nil && wholePut.secret == SecretBytes(utf8: #"{"user":"u"}"#))
         guard case .kvGet(let get) = try roundTrip(requests[requests.count - 5]).request else { Issue.record("not a kv_get"); return }
         #expect(get == KVRequest(remote: "team", path: "app/db", field: "password", version: 2, refresh: true))
         guard case .add(let write) = try roundTrip(requests[2]).request else { Issue.record("not an add"); return }

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import VaultCore
 internal import VaultProtocol
 
@@ -41,6 +46,28 @@ extension VaultConnection {
     @discardableResult
     public func writeRemote(remote: String, path: String, field: String, value: SecretBytes, force: Bool = false) throws(VaultClientError) -> Int {
         guard let kv = try perform(.kvPut(KVWrite(remote: remote, path: path, field: field, secret: value, force: force ? true : nil))).kv else {
+            throw .malformedAnswer("a required part of the answer is missing")
+        }
+        return kv.version
+    }
+
+    /// Makes `fields` all of the fields of a remote secret (as `bao kv put`), in one version, with
+    /// the same check-and-set as `writeRemote(remote:path:field:value:force:)`.
+    @discardableResult
+    public func writeRemote(remote: String, path: String, fields: [String: String], force: Bool = false) throws(VaultClientError) -> Int {
+        var object: [UInt8] = []
+        defer { object.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            var data = try encoder.encode(fields)
+            defer { data.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+            object = Array(data)
+        } catch {
+            throw VaultClientError(code: .internal, message: "the fields could not be encoded as JSON")
+        }
+        let secret = object.withUnsafeBytes { SecretBytes(copying: $0) }
+        guard let kv = try perform(.kvPut(KVWrite(remote: remote, path: path, field: nil, secret: secret, force: force ? true : nil))).kv else {
             throw .malformedAnswer("a required part of the answer is missing")
         }
         return kv.version

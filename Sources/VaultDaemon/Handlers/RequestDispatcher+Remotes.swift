@@ -61,7 +61,11 @@ extension RequestDispatcher {
         let (name, path) = try Self.address(KVRequest(remote: request.remote, path: request.path), folder: false)
         guard let value = try Self.text(request.secret) else { throw VaultError.invalidInput("kv_put needs 'secret'") }
         let written = try items.audited(.kvPut, .remoteSecret(name, path), by: asking) { _ in
-            try remotes.write(name, path, field: request.field, value: value, force: request.force ?? false)
+            if let field = request.field {
+                try remotes.write(name, path, field: field, value: value, force: request.force ?? false)
+            } else {
+                try remotes.write(name, path, fields: try KVFields.parse(value), force: request.force ?? false)
+            }
         }
         var result = ResultBody()
         result.kv = KVBody(remote: name.text, path: path.text, version: written.version, created: written.created, age: 0)

@@ -65,10 +65,22 @@ extension RemoteAgent {
     /// version this vaultd last saw (the cached copy, else the engine's latest now); `force`
     /// writes over whatever is there. Returns the version written.
     func write(_ name: RemoteName, _ path: KVPath, field: String, value: String, force: Bool) throws -> KVSecret {
-        if let problem = ItemKey.problem(with: field, field: "field") { throw VaultError.invalidInput(problem) }
-        guard value.utf8.count <= EngineAnswer.maximumValue else {
-            throw VaultError.tooLarge("the value is \(value.utf8.count) bytes; the limit is \(EngineAnswer.maximumValue)")
+        try KVFields.check(field, value)
+        return try write(name, path, force: force) { base in
+            var fields = base
+            fields[field] = value
+            return fields
         }
+    }
+
+    /// Makes `fields` all of the fields of `path` (as `bao kv put`), by the same check-and-set.
+    func write(_ name: RemoteName, _ path: KVPath, fields: [String: String], force: Bool) throws -> KVSecret {
+        for (field, value) in fields { try KVFields.check(field, value) }
+        return try write(name, path, force: force) { _ in fields }
+    }
+
+    /// Writes the fields `change` makes of the base version's.
+    private func write(_ name: RemoteName, _ path: KVPath, force: Bool, change: ([String: String]) -> [String: String]) throws -> KVSecret {
         let reference = Self.reference(name, path)
         let cached = force ? nil : cachedCopy(name, path)
         var seen: Int?
@@ -82,8 +94,7 @@ extension RemoteAgent {
                     do throws(EngineError) { base = try client.read(path, token: token) } catch .notFound { base = nil }
                 }
                 seen = base?.version
-                var fields = base?.fields ?? [:]
-                fields[field] = value
+                let fields = change(base?.fields ?? [:])
                 let cas = force ? nil : (base?.version ?? 0)
                 let version = try client.write(path, fields: fields, cas: cas, token: token)
                 return KVSecret(fields: fields, version: version, created: Timestamp.rfc3339(milliseconds: Clock.nowMilliseconds()))

@@ -11,7 +11,9 @@ import VaultSystem
 /// `docker:SERVER_URL` / USERNAME (`DockerCredentials.service`); it never prompts. With the
 /// Secret Service it keeps each credential as docker-credential-secretservice's item instead
 /// (`DockerCredentials.secretServiceAttributes`), so either helper sees what the other stored or
-/// erased; vault's own items (other stores, or written before) are still read and erased.
+/// erased; vault's own items (other stores, or written before) are still read and erased. With
+/// `VAULT_DOCKER_REMOTE=REMOTE/FOLDER` credentials are kept in a team's engine instead
+/// (`DockerRemoteCredentials`).
 public struct DockerCredentialHelper {
     static let name = "docker-credential-vault"
     static let notFound = "credentials not found in native keychain"
@@ -19,9 +21,14 @@ public struct DockerCredentialHelper {
     static let maxInputBytes = 128 * 1024
 
     let items: CredentialItems
+    let remote: DockerRemoteCredentials?
 
-    public init(environment: [String: String] = ProcessEnvironment.current) {
-        items = CredentialItems(vault: VaultConnection(environment: environment))
+    package init(environment: [String: String] = ProcessEnvironment.current) throws(HelperFailure) {
+        let vault = VaultConnection(environment: environment)
+        items = CredentialItems(vault: vault)
+        remote = try RemoteFolder(setting: environment["VAULT_DOCKER_REMOTE"], from: "VAULT_DOCKER_REMOTE").map {
+            DockerRemoteCredentials(credentials: RemoteCredentials(vault: vault, folder: $0))
+        }
     }
 
     public static func main(arguments: [String]) -> Never {
@@ -66,6 +73,7 @@ public struct DockerCredentialHelper {
         } catch {
             throw HelperFailure("vault cannot keep this credential: \(error)")
         }
+        if let remote { return try remote.store(serverURL: serverURL, username: username, secret: credentials.secret ?? "") }
         let secret = SecretBytes(utf8: credentials.secret ?? "")
         try HelperFailure.vault { () throws(VaultClientError) in
             // Written first, then the server's other credentials removed: a failure loses nothing.
@@ -95,14 +103,23 @@ public struct DockerCredentialHelper {
     /// Answers from one request (`resolve_credential`): docker-credential-secretservice's item
     /// (with the Secret Service), else vault's own.
     func get(serverURL: String) throws(HelperFailure) {
-        let lookup = try DockerCredentials.lookup(serverURL: serverURL)
-        let resolved = try HelperFailure.vault { () throws(VaultClientError) in try items.resolve(lookup) }
-        guard let (username, secret) = DockerAnswer.found(resolved) else { throw HelperFailure(Self.notFound) }
+        let found: (username: String, secret: SecretBytes)?
+        if let remote {
+            found = try remote.get(serverURL: serverURL)
+        } else {
+            let lookup = try DockerCredentials.lookup(serverURL: serverURL)
+            found = DockerAnswer.found(try HelperFailure.vault { () throws(VaultClientError) in try items.resolve(lookup) })
+        }
+        guard let (username, secret) = found else { throw HelperFailure(Self.notFound) }
         var answer = DockerAnswer.credentials(serverURL: serverURL, username: username, secret: secret)
         HelperOutput.write(&answer)
     }
 
     func erase(serverURL: String) throws(HelperFailure) {
+        if let remote {
+            guard try remote.erase(serverURL: serverURL) else { throw HelperFailure(Self.notFound) }
+            return
+        }
         let service = try DockerCredentials.service(serverURL: serverURL)
         let erased = try HelperFailure.vault { () throws(VaultClientError) -> Bool in
             let accounts = try items.accounts(service: service)
@@ -116,6 +133,10 @@ public struct DockerCredentialHelper {
     /// `{"SERVER_URL":"USERNAME",…}` of the Docker credentials only: docker-credential-secretservice's
     /// (found as its `list` finds them), then vault's own for other server URLs.
     func list() throws(HelperFailure) {
+        if let remote {
+            var answer = DockerAnswer.list(try remote.list())
+            return HelperOutput.write(&answer)
+        }
         let found = try HelperFailure.vault { () throws(VaultClientError) -> [(String, String)] in
             let foreign = try items.foreignItems(.docker, matching: ["label": DockerCredentials.secretServiceLabel]).compactMap { item in
                 item.attributes["server"].map { ($0, item.attributes["username"] ?? "") }

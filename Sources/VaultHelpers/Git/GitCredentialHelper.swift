@@ -12,26 +12,44 @@ import VaultSystem
 /// account the username, secret `GitStoredCredential`; with the Secret Service, git-credential-libsecret's
 /// items instead (`GitCredential+Libsecret`), read after vault's own, so both helpers share them;
 /// `get` asks for either in one request. A host linked to a sign-in session (`GitSessionLink`) is
-/// answered with the session's fresh access token and nothing is stored.
+/// answered with the session's fresh access token and nothing is stored. With `--remote
+/// REMOTE/FOLDER` before the operation (`credential.helper 'vault --remote team/git'`), or
+/// `VAULT_GIT_REMOTE`, credentials are kept in a team's engine instead (`GitRemoteCredentials`).
 public struct GitCredentialHelper {
     static let name = "git-credential-vault"
 
     let environment: [String: String]
     let items: CredentialItems
+    let remote: GitRemoteCredentials?
 
-    public init(environment: [String: String] = ProcessEnvironment.current) {
+    /// `remote`: the `--remote` argument, else `VAULT_GIT_REMOTE` is read.
+    package init(environment: [String: String] = ProcessEnvironment.current, remote: String? = nil) throws(HelperFailure) {
         self.environment = environment
-        items = CredentialItems(vault: VaultConnection(environment: environment))
+        let vault = VaultConnection(environment: environment)
+        items = CredentialItems(vault: vault)
+        let folder = if let remote { try RemoteFolder(setting: remote, from: "--remote") } else {
+            try RemoteFolder(setting: environment["VAULT_GIT_REMOTE"], from: "VAULT_GIT_REMOTE")
+        }
+        self.remote = folder.map { GitRemoteCredentials(credentials: RemoteCredentials(vault: vault, folder: $0)) }
     }
 
     public static func main(arguments: [String]) -> Never {
         signal(SIGPIPE, SIG_IGN)
-        guard let operation = arguments.first else {
-            HelperOutput.write("usage: \(name) <get|store|erase|capability>; git runs it for 'credential.helper vault'\n", to: 2)
+        var arguments = arguments[...]
+        var remote: String?
+        if arguments.first == "--remote", arguments.count > 1 {
+            remote = arguments.dropFirst().first
+            arguments = arguments.dropFirst(2)
+        } else if let first = arguments.first, first.hasPrefix("--remote=") {
+            remote = String(first.dropFirst("--remote=".count))
+            arguments = arguments.dropFirst()
+        }
+        guard let operation = arguments.first, !operation.hasPrefix("-") else {
+            HelperOutput.write("usage: \(name) [--remote REMOTE/FOLDER] <get|store|erase|capability>; git runs it for 'credential.helper vault'\n", to: 2)
             exit(2)
         }
         do throws(HelperFailure) {
-            try GitCredentialHelper().run(operation)
+            try GitCredentialHelper(remote: remote).run(operation)
             exit(0)
         } catch {
             HelperOutput.write("\(name): \(error.message)\n", to: 2)
@@ -67,9 +85,16 @@ public struct GitCredentialHelper {
     func get(_ credential: GitCredential) throws(HelperFailure) {
         guard let service = try credential.itemService(), let url = credential.url else { return }
         let link = try sessionLink(url)
+        if let remote, link == nil {
+            return try reply(remote.get(credential, url: url))
+        }
         let lookup = try credential.lookup(service: service, linkedTo: link)
         let resolved = try HelperFailure.vault { () throws(VaultClientError) in try items.resolve(lookup) }
-        switch try GitReply.to(resolved, for: credential, url: url, session: link?.service) {
+        try reply(GitReply.to(resolved, for: credential, url: url, session: link?.service))
+    }
+
+    private func reply(_ reply: GitReply) {
+        switch reply {
         case .lines(var answer): HelperOutput.write(&answer)
         case .notice(let notice): HelperOutput.write("\(Self.name): \(notice)\n", to: 2)
         case .nothing: return
@@ -81,6 +106,7 @@ public struct GitCredentialHelper {
               let account = try credential.checkedUsername(), let password = credential.password else { return }
         // A linked host's password is a session token vault gave out: never kept as a password.
         guard try sessionLink(url) == nil else { return }
+        if let remote { return try remote.store(credential, url: url, username: account, password: password) }
         var incoming = GitStoredCredential(password: password, expiry: credential.passwordExpiry, refreshToken: credential.refreshToken)
         let libsecret = credential.libsecretAttributes(user: account)
         try HelperFailure.vault { () throws(VaultClientError) in
@@ -114,6 +140,7 @@ public struct GitCredentialHelper {
     func erase(_ credential: GitCredential) throws(HelperFailure) {
         guard let service = try credential.itemService(), let url = credential.url else { return }
         guard try sessionLink(url) == nil else { return }
+        if let remote { return try remote.erase(credential, url: url) }
         let username = try credential.checkedUsername()
         try HelperFailure.vault { () throws(VaultClientError) in
             let accounts = if let username { [username] } else { try items.accounts(service: service) }
