@@ -2,7 +2,7 @@ import VaultCore
 
 /// The hot path of `MessageCodec.encode`: a response that carries one plain item (`get`, `add`,
 /// `set`, and `resolve_credential` with what it found), `resolve_credential`'s answer that found
-/// no item, or one page of plain items (`list`: `items` and `next`, nothing else), written straight
+/// no item, a remote secret (`kv_get`: the item and `kv`), or one page of plain items (`list`: `items` and `next`, nothing else), written straight
 /// into one buffer, byte for byte what `JSONEncoder` with sorted keys writes (ProtocolTests
 /// compares the two), without its boxing, key sorting and intermediate `Data`. It runs twice,
 /// once counting, so the buffer is allocated once at its exact size (no reallocation leaves a
@@ -12,7 +12,9 @@ import VaultCore
 package enum ItemResponseEncoder {
     package static func encode(_ line: ResponseLine) -> [UInt8]? {
         // The boxed fields asked whether they are there, not copied out to compare with nil.
-        guard case .success(let result) = line.response, result.holdsOnlyItems else { return nil }
+        guard case .success(let result) = line.response else { return nil }
+        if result.$kv.isPresent { return remoteSecret(line.id, result) }
+        guard result.holdsOnlyItems else { return nil }
         // `resolve_credential`'s answers that say only what was found: an item, or none.
         var found: String?
         if result.$resolution.isPresent {
@@ -48,6 +50,42 @@ package enum ItemResponseEncoder {
                 sink.put(UInt8(ascii: "}"))
             }
             sink.put("}}\n")
+        }
+    }
+
+    /// `kv_get`'s answer: nothing but a plain item and `kv`.
+    private static func remoteSecret(_ id: RequestID, _ result: ResultBody) -> [UInt8]? {
+        var others = result
+        others.kv = nil
+        guard others.holdsOnlyItems, !others.$resolution.isPresent, others.items == nil, others.next == nil,
+              let item = result.item, item.isPlain, let kv = result.kv, kv.age.isFinite else { return nil }
+        let secretIsText = item.secret?.withUnsafeBytes(UTF8Validation.isValid) ?? true
+        return ExactBuffer.written(RemoteSecret(id: id, item: item, secretIsText: secretIsText, kv: kv))
+    }
+
+    /// `{"id":…,"ok":true,"result":{"item":{…},"kv":{"age":…,"created":…,"offline":…,"path":…,"remote":…,"version":…}}}`.
+    private struct RemoteSecret: ExactlyWritten {
+        let id: RequestID
+        let item: ItemBody
+        let secretIsText: Bool
+        let kv: KVBody
+
+        func write<Sink: ByteSink>(to sink: inout Sink) {
+            ItemResponseEncoder.write(id, to: &sink)
+            sink.put(#","ok":true,"result":{"item":"#)
+            ItemResponseEncoder.write(item, secretIsText: secretIsText, to: &sink)
+            sink.put(#","kv":{"age":"#)
+            // JSONEncoder's form of a Double: its description, without a trailing ".0".
+            var age = kv.age.description
+            if age.hasSuffix(".0") { age.removeLast(2) }
+            age.withUTF8 { sink.put(UnsafeRawBufferPointer($0)) }
+            ItemResponseEncoder.field(#","created":"#, kv.created, to: &sink)
+            if let offline = kv.offline { sink.put(offline ? #","offline":true"# : #","offline":false"#) }
+            ItemResponseEncoder.field(#","path":"#, kv.path, to: &sink)
+            ItemResponseEncoder.field(#","remote":"#, kv.remote, to: &sink)
+            sink.put(#","version":"#)
+            sink.put(decimal: kv.version)
+            sink.put("}}}\n")
         }
     }
 

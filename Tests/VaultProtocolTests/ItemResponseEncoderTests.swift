@@ -33,6 +33,35 @@ import VaultCore
         #expect(compared == 6 * Self.texts.count * 5 * 3)
     }
 
+    @Test func remoteSecretsMatchTheGeneralEncoderByteForByte() throws {
+        var compared = 0
+        for age in [0, 0.5, 1.25, 59.999, 1e-7, 1e21, 12345678.9, 3, Double(Int64.max)] {
+            for offline in [nil, true, false] {
+                for (index, text) in Self.texts.enumerated() {
+                    let item = ItemBody(service: "kv://team", account: text, label: "kv://team/" + text, comment: "", kind: "secret",
+                                        created: "2026-12-05T10:00:00.123456Z", modified: "2026-12-05T10:00:01.000Z",
+                                        secret: SecretBytes(utf8: Self.texts[(index + 1) % Self.texts.count]))
+                    var result = ResultBody(item: item)
+                    result.kv = KVBody(remote: "team", path: text, version: index + 1, created: Self.texts[(index + 2) % Self.texts.count], age: age, offline: offline)
+                    let line = ResponseLine(id: .number(Int64(index)), .success(result))
+                    let fast = try #require(ItemResponseEncoder.encode(line))
+                    #expect(fast == MessageCodec.encodedLine(line), "\(age) \(index)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == 9 * 3 * Self.texts.count)
+        // kv beside anything else, or without an item, is the general path's.
+        var withKeys = ResultBody(item: ItemBody(service: "s", account: "a", label: "", comment: "", kind: "secret", created: "", modified: ""))
+        withKeys.kv = KVBody(remote: "r", path: "p", version: 1, created: "", age: 0)
+        withKeys.keys = ["x"]
+        var alone = ResultBody()
+        alone.kv = KVBody(remote: "r", path: "p", version: 1, created: "", age: 0)
+        for result in [withKeys, alone] {
+            #expect(ItemResponseEncoder.encode(ResponseLine(id: nil, .success(result))) == nil)
+        }
+    }
+
     @Test func otherResponsesTakeTheGeneralPath() {
         let item = ItemBody(service: "s", account: "a", label: "l", comment: "", kind: "session", created: "c", modified: "m")
         var withSession = item
@@ -107,6 +136,29 @@ import VaultCore
         return nil
     }
 
+    static func kv(_ line: RequestLine?) -> KVRequest? {
+        if case .kvGet(let request)? = line?.request { return request }
+        return nil
+    }
+
+    @Test func plainKVGetsTakeTheFastPathAndMatch() throws {
+        let lines = [
+            #"{"id":1,"op":"kv_get","remote":"team","path":"app/db","field":"password"}"#, #"{"op":"kv_get","path":"a%2Fb/c","remote":"r"}"#,
+            #" { "field" : "" , "id":"x", "op":"kv_get" ,"remote":"r","path":"p" } "#,
+        ]
+        for text in lines {
+            let fast = try #require(GetRequestDecoder.decode(Array(text.utf8)), "\(text)")
+            let general = try #require(Self.general(text), "\(text)")
+            #expect(fast.id == general.id && Self.kv(fast) == Self.kv(general) && Self.kv(fast) != nil, "\(text)")
+        }
+        for text in [#"{"op":"kv_get","remote":"r","path":"p","version":2}"#, #"{"op":"kv_get","remote":"r","path":"p","refresh":true}"#,
+                     #"{"op":"kv_get","remote":"r"}"#, #"{"op":"kv_get","remote":"r","path":"p","service":"s"}"#,
+                     #"{"op":"get","service":"s","account":"a","field":"f"}"#, #"{"op":"kv_put","remote":"r","path":"p","field":"f"}"#,
+                     #"{"op":"kv_get","remote":"r","path":"p","field":"f","field":"g"}"#, #"{"op":"kv_get","remote":"r","path":"p\u0041"}"#] {
+            #expect(GetRequestDecoder.decode(Array(text.utf8)) == nil, "\(text)")
+        }
+    }
+
     @Test func plainGetsTakeTheFastPathAndMatch() throws {
         let lines = [
             #"{"id":1,"op":"get","service":"s","account":"a"}"#, #"{"op":"get","account":"a b/c","service":"svc"}"#,
@@ -127,8 +179,8 @@ import VaultCore
     /// nearly, values of each kind, spaces): whatever the fast path reads, JSONDecoder reads the same.
     @Test func randomLinesReadTheSameOnBothPaths() throws {
         var generator = SystemRandomNumberGenerator()
-        let keys = [#""id""#, #""op""#, #""service""#, #""account""#, #""ids""#, #""o""#, #""accoun""#]
-        let values = [#""get""#, #""s""#, #""""#, "null", "true", "-", "-0", "0", "01", "1.5", #""g\u0065t""#]
+        let keys = [#""id""#, #""op""#, #""service""#, #""account""#, #""ids""#, #""o""#, #""accoun""#, #""remote""#, #""path""#, #""field""#]
+        let values = [#""get""#, #""kv_get""#, #""s""#, #""""#, "null", "true", "-", "-0", "0", "01", "1.5", #""g\u0065t""#]
         let spaces = ["", " ", "\t", "\r\n"]
         var fastOnes = 0
         for _ in 0..<3_000 {
@@ -147,7 +199,8 @@ import VaultCore
             guard let fast = GetRequestDecoder.decode(Array(text.utf8)) else { continue }
             fastOnes += 1
             let general = try #require(Self.general(text), "\(text)")
-            #expect(fast.id == general.id && Self.name(fast) == Self.name(general) && Self.name(fast) != nil, "\(text)")
+            #expect(fast.id == general.id && Self.name(fast) == Self.name(general) && Self.kv(fast) == Self.kv(general)
+                    && (Self.name(fast) != nil || Self.kv(fast) != nil), "\(text)")
         }
         #expect(fastOnes > 0)
     }

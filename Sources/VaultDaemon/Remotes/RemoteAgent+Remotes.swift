@@ -67,6 +67,7 @@ extension RemoteAgent {
         }
         let prefix = name.text + "/"
         confirmations.withLock { $0 = $0.filter { !$0.key.hasPrefix(prefix) } }
+        decodedCopies.withLock { $0 = $0.filter { !$0.key.hasPrefix(prefix) } }
         states.withLock { $0[name.text] = nil }
         logger.info("remote '\(name)' removed with \(paths.count) cached secrets")
         return paths.count

@@ -135,8 +135,17 @@ extension RemoteAgent {
     // MARK: The cache
 
     func cachedCopy(_ name: RemoteName, _ path: KVPath) -> CachedSecret? {
-        guard let item = try? store.read({ try $0.get(.cached(name, path)) }), var copy = CachedSecret.decoding(item.secret) else { return nil }
-        if let confirmed = confirmations.withLock({ $0[item.info.key.account] }) { copy.confirmed = max(copy.confirmed, confirmed) }
+        guard let item = try? store.read({ try $0.get(.cached(name, path)) }) else { return nil }
+        let account = item.info.key.account
+        var copy: CachedSecret
+        if let decoded = decodedCopies.withLock({ $0[account] }), decoded.stored == item.secret {
+            copy = decoded.copy
+        } else {
+            guard let decoded = CachedSecret.decoding(item.secret) else { return nil }
+            decodedCopies.withLock { $0[account] = (item.secret, decoded) }
+            copy = decoded
+        }
+        if let confirmed = confirmations.withLock({ $0[account] }) { copy.confirmed = max(copy.confirmed, confirmed) }
         return copy
     }
 
@@ -162,6 +171,7 @@ extension RemoteAgent {
 
     func drop(_ name: RemoteName, _ path: KVPath) {
         confirmations.withLock { $0[ItemKey.cached(name, path).account] = nil }
+        decodedCopies.withLock { $0[ItemKey.cached(name, path).account] = nil }
         _ = try? store.perform { try $0.delete(.cached(name, path)) }
     }
 

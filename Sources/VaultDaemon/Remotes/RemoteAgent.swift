@@ -28,6 +28,10 @@ final class RemoteAgent: Sendable {
     /// When the engine last confirmed a cached copy (`REMOTE/PATH`) without it changing: kept
     /// in memory, so a refresh that finds nothing new writes nothing to the store.
     let confirmations = AdaptiveLock<[String: Double]>([:])
+    /// Each cached copy (`REMOTE/PATH`) decoded, with the stored bytes it was decoded from: reused
+    /// while the store holds those very bytes, so a read decodes only what changed; emptied
+    /// before the store locks, as the store's own secrets are.
+    let decodedCopies = AdaptiveLock<[String: (stored: SecretBytes, copy: CachedSecret)]>([:])
 
     init(store: ActiveStore, logger: Logger, refreshInterval: Double, httpTimeout: Double,
          transport: (any HTTPTransport)? = nil, clock: @escaping @Sendable () -> Double = { Double(Clock.nowMilliseconds()) / 1000 }) {
@@ -37,6 +41,7 @@ final class RemoteAgent: Sendable {
         self.httpTimeout = httpTimeout
         self.transport = transport
         self.clock = clock
+        store.beforeLocking { [decodedCopies] _ in decodedCopies.withLock { $0.removeAll() } }
     }
 
     /// A copy confirmed this recently is served without asking the engine.

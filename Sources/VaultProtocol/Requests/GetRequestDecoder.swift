@@ -1,9 +1,11 @@
 import VaultCore
 
-/// The hot path of `MessageCodec.decode` for the commonest line, a `get`:
-/// `{"id":1,"op":"get","service":"…","account":"…"}` in any key order, with JSON whitespace.
-/// It reads only the plainest form, where it cannot differ from `JSONDecoder`: keys among id,
-/// op, service and account, each at most once; strings of printable ASCII without escapes; an
+/// The hot path of `MessageCodec.decode` for the commonest lines, a `get`
+/// (`{"id":1,"op":"get","service":"…","account":"…"}`) and a `kv_get` of a cached remote secret
+/// (`{"id":1,"op":"kv_get","remote":"…","path":"…","field":"…"}`, `field` optional), in any key
+/// order, with JSON whitespace. It reads only the plainest form, where it cannot differ from
+/// `JSONDecoder`: keys among id, op and the operation's own, each at most once; strings of
+/// printable ASCII without escapes; an
 /// id that is null, such a string, or an integer of at most 18 digits. Anything else (an escape,
 /// a byte over 0x7F, another key, a float id) returns nil and takes the general path, so the
 /// answers, errors included, are the same (ProtocolTests compares the two).
@@ -70,7 +72,7 @@ package enum GetRequestDecoder {
                 return .number(negative ? -value : value)
             }
             guard expect(UInt8(ascii: "{")) else { return nil }
-            var id: RequestID??, op: Range<Int>?, service: String?, account: String?
+            var id: RequestID??, op: Range<Int>?, service: String?, account: String?, remote: String?, path: String?, field: String?
             repeat {
                 guard let key = plainRange(), expect(UInt8(ascii: ":")) else { return nil }
                 if range(key, is: "id"), id == nil {
@@ -86,14 +88,29 @@ package enum GetRequestDecoder {
                 } else if range(key, is: "account"), account == nil {
                     guard let value = plainString() else { return nil }
                     account = value
+                } else if range(key, is: "remote"), remote == nil {
+                    guard let value = plainString() else { return nil }
+                    remote = value
+                } else if range(key, is: "path"), path == nil {
+                    guard let value = plainString() else { return nil }
+                    path = value
+                } else if range(key, is: "field"), field == nil {
+                    guard let value = plainString() else { return nil }
+                    field = value
                 } else {
                     return nil
                 }
             } while expect(UInt8(ascii: ","))
             guard expect(UInt8(ascii: "}")) else { return nil }
             skipSpace()
-            guard position == bytes.count, let op, range(op, is: "get"), let service, let account else { return nil }
-            return RequestLine(id: id ?? nil, request: .get(ItemName(service: service, account: account)))
+            guard position == bytes.count, let op else { return nil }
+            if range(op, is: "get"), let service, let account, remote == nil, path == nil, field == nil {
+                return RequestLine(id: id ?? nil, request: .get(ItemName(service: service, account: account)))
+            }
+            if range(op, is: "kv_get"), let remote, let path, service == nil, account == nil {
+                return RequestLine(id: id ?? nil, request: .kvGet(KVRequest(remote: remote, path: path, field: field)))
+            }
+            return nil
         }
     }
 }
