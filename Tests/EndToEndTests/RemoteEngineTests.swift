@@ -180,6 +180,9 @@ import VaultCore
         #expect(try vault.ctl("read", "kv://team/app/key?field=k&version=2").text == "b")
         try bao.must("kv", "undelete", "-mount=secret", "-versions=3", "app/key")
         #expect(try vault.ctl("read", "kv://team/app/key?field=k").text == "c")
+        // Deleted by another client: the background refresh stops serving the cached copy.
+        try bao.must("kv", "delete", "-mount=secret", "app/key")
+        #expect(try waitUntil { try vault.ctl("read", "kv://team/app/key?field=k").status == 3 })
     }
 
     @Test func anUnreachableEngineIsServedFromTheCacheUntilMaxAge() throws {
