@@ -132,29 +132,24 @@ final class OpenBaoServer: @unchecked Sendable {
     }
 
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw VaultError.unavailable("cannot bind a loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard let port = bindLoopback(0) else { throw VaultError.unavailable("cannot bind a loopback port") }
+        return port
     }
 
-    static func canBind(_ port: Int) -> Bool {
+    static func canBind(_ port: Int) -> Bool { bindLoopback(port) != nil }
+
+    /// Binds a socket to 127.0.0.1:`port` (0: any free one) and closes it; the port it got, or nil.
+    private static func bindLoopback(_ port: Int) -> Int? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 }

@@ -20,9 +20,7 @@ extension SecretReference {
             VaultClientError(code: .badRequest, message: "\(shown) is not a valid reference: \(why); the form is \(RemoteTarget.form)")
         }
         guard text.utf8.count <= Self.maxLength else { throw refuse("it is longer than \(Self.maxLength) bytes") }
-        if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == " " || $0 == "#" }) {
-            throw refuse(bad == " " ? "it holds a space (write %20)" : bad == "#" ? "it holds '#' (write %23)" : "it holds a control character")
-        }
+        if let problem = Self.characterProblem(text) { throw refuse(problem) }
         let rest = text.dropFirst(RemoteTarget.scheme.count)
         let (location, query) = rest.firstIndex(of: "?").map { (rest[..<$0], Optional(rest[rest.index(after: $0)...])) } ?? (rest, nil)
         guard let slash = location.firstIndex(of: "/") else { throw refuse("it has no PATH after the remote's name") }

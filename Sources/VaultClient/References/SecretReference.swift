@@ -53,9 +53,7 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
         }
         guard text.utf8.count <= Self.maxLength else { throw refuse("it is longer than \(Self.maxLength) bytes") }
         guard text.hasPrefix(Self.scheme) else { throw refuse("it does not start with \(Self.scheme)") }
-        if let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == " " || $0 == "#" }) {
-            throw refuse(bad == " " ? "it holds a space (write %20)" : bad == "#" ? "it holds '#' (write %23)" : "it holds a control character")
-        }
+        if let problem = Self.characterProblem(text) { throw refuse(problem) }
         let rest = text.dropFirst(Self.scheme.count)
         let (path, query) = rest.firstIndex(of: "?").map { (rest[..<$0], Optional(rest[rest.index(after: $0)...])) } ?? (rest, nil)
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
@@ -121,6 +119,13 @@ public struct SecretReference: Sendable, Hashable, CustomStringConvertible {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+
+    /// Why `text` cannot be a reference of either scheme for a character it holds: a control
+    /// character, a space or '#' (which a reference writes percent-encoded); nil when none.
+    static func characterProblem(_ text: String) -> String? {
+        guard let bad = text.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == " " || $0 == "#" }) else { return nil }
+        return bad == " " ? "it holds a space (write %20)" : bad == "#" ? "it holds '#' (write %23)" : "it holds a control character"
     }
 
     static func shown(_ text: String, quoted: Bool = true) -> String {
