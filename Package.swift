@@ -88,6 +88,9 @@ let package = Package(
         // libcurl, and the checks on every answer.
         .target(name: "VaultRemotes", dependencies: ["VaultSystem", "VaultCore", "VaultTokens"]),
 
+        // Spaces: items shared by devices through an engine, end to end encrypted (issue 34).
+        .target(name: "VaultSpaces", dependencies: ["VaultCore", "VaultCrypto"]),
+
         // The daemon: listener, connections, dispatcher.
         .target(name: "VaultDaemon", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores", "VaultProtocol", "VaultTokens", "VaultRemotes", "CVaultShims", "CGDBusShims"]),
 
@@ -161,6 +164,7 @@ let package = Package(
         // Sign-in providers and the single-flight refresh, in-process against a scripted transport.
         .testTarget(name: "VaultTokensTests", dependencies: ["VaultSystem", "VaultTokens", "VaultCore"]),
         .testTarget(name: "VaultRemotesTests", dependencies: ["VaultSystem", "VaultRemotes", "VaultTokens", "VaultCore"]),
+        .testTarget(name: "VaultSpacesTests", dependencies: ["VaultSpaces", "VaultCrypto", "VaultCore", "VaultTestSupport"]),
         // Runs the built vaultd and vaultctl binaries.
         // The static clients (vaultctl, the credential helpers) are not dependencies: a test target
         // is linked with its executable dependencies' linker settings, and a test bundle cannot be a

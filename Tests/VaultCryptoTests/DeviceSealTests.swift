@@ -46,4 +46,16 @@ import VaultCore
         // Two seals of one secret share nothing (a fresh ephemeral key and nonce each time).
         #expect(try DeviceSeal.seal(secret, to: device.publicKey, context: []).prefix(32) != DeviceSeal.seal(secret, to: device.publicKey, context: []).prefix(32))
     }
+
+    @Test func aSealFromASenderOpensOnlyWithThatSendersKey() throws {
+        let device = try X25519KeyPair.generate(), sender = try X25519KeyPair.generate(), impostor = try X25519KeyPair.generate()
+        let secret = SecretBytes(utf8: "space key")
+        let sealed = try DeviceSeal.seal(secret, to: device.publicKey, from: sender, context: [7])
+        #expect(try DeviceSeal.open(sealed, with: device, from: sender.publicKey, context: [7]) == secret)
+        #expect(throws: CryptoError.authenticationFailed) { try DeviceSeal.open(sealed, with: device, from: impostor.publicKey, context: [7]) }
+        #expect(throws: CryptoError.authenticationFailed) { try DeviceSeal.open(sealed, with: device, context: [7]) }
+        // Anyone can seal to the device, but not as the sender.
+        let forged = try DeviceSeal.seal(secret, to: device.publicKey, from: impostor, context: [7])
+        #expect(throws: CryptoError.authenticationFailed) { try DeviceSeal.open(forged, with: device, from: sender.publicKey, context: [7]) }
+    }
 }
