@@ -16,7 +16,9 @@ import VaultSystem
     func git(_ vault: VaultHarness, _ operation: String, _ lines: String, helper: String? = nil) throws -> VaultHarness.Result {
         let helper = helper ?? vault.product("git-credential-vault") + " --remote team/git"
         let environment = ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": vault.root + "/gitconfig", "GIT_TERMINAL_PROMPT": "0"]
-        return try vault.run(["/usr/bin/git", "-c", "credential.helper=" + helper, "credential", operation], input: Array(lines.utf8), environment: environment)
+        // From the harness's directory: an ordinary uid may not enter the checkout (a 0700 home in CI).
+        return try vault.run(["/usr/bin/env", "-C", vault.root, "/usr/bin/git", "-c", "credential.helper=" + helper, "credential", operation],
+                             input: Array(lines.utf8), environment: environment)
     }
 
     /// The versions the engine keeps of `path`, from `vaultctl history` (the path's `%` encoded
@@ -122,7 +124,8 @@ import VaultSystem
         vault.environment["VAULT_REMOTE_REFRESH"] = "1s"
         let bao = try remotes.engine(vault)
         try remotes.addToken(vault, bao)
-        #expect(try git(vault, "approve", "protocol=https\nhost=git.example.com:8443\nusername=alice\npassword=for-the-tool-only\n\n").status == 0)
+        let approved = try git(vault, "approve", "protocol=https\nhost=git.example.com:8443\nusername=alice\npassword=for-the-tool-only\n\n")
+        #expect(approved.status == 0, "\(approved.stderr)")
         let tool = vault.root + "/tool.py", evil = vault.root + "/evil.py"
         try FileManager.default.copyItem(atPath: vault.fixture("vault_get.py"), toPath: tool)
         try FileManager.default.copyItem(atPath: vault.fixture("vault_get.py"), toPath: evil)
