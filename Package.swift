@@ -92,7 +92,7 @@ let package = Package(
         .target(name: "VaultSpaces", dependencies: ["VaultCore", "VaultCrypto"]),
 
         // The daemon: listener, connections, dispatcher.
-        .target(name: "VaultDaemon", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores", "VaultProtocol", "VaultTokens", "VaultRemotes", "CVaultShims", "CGDBusShims"]),
+        .target(name: "VaultDaemon", dependencies: ["VaultSystem", "VaultCore", "VaultCrypto", "VaultStores", "VaultProtocol", "VaultTokens", "VaultRemotes", "VaultSpaces", "CVaultShims", "CGDBusShims"]),
 
         // The library other programs (and vaultctl) use to talk to vaultd.
         .target(name: "VaultClient", dependencies: ["VaultSystem", "VaultCore", "VaultProtocol", "CVaultShims"]),

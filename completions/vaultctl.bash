@@ -16,7 +16,7 @@ _vaultctl_complete() {
 _vaultctl_command() {
     command=$1 options="" subcommands=""
     case $1 in
-        get|status|"remote list"|history|rules|doctor) options="--json" ;;
+        get|status|"remote list"|history|"space status"|rules|doctor) options="--json" ;;
         set|add) options="--label= --comment= --raw --allow-empty --confirm" ;;
         delete|rm) command=delete ;;
         list|ls) command=list options="--json" ;;
@@ -35,6 +35,10 @@ _vaultctl_command() {
         "remote add") options="--url= --auth= --mount= --prefix= --ca-file= --max-age= --role-id= --username= --role= --jwt-file=" ;;
         "remote login") options="--new" ;;
         write) options="--force --raw" ;;
+        space) subcommands="create join admit add remove status remove-device sync resolve" ;;
+        "space create") options="--remote= --path= --device=" ;;
+        "space join") options="--remote= --path= --device= --timeout=" ;;
+        "space resolve") options="--keep=" ;;
         allow) options="--interpreter= --any-caller" ;;
         approve) options="--new-secret" ;;
         audit) options="--since= --follow --json" ;;
@@ -74,13 +78,14 @@ _vaultctl() {
             "session import --provider") _vaultctl_complete "oauth2 supabase firebase" ;;
             "kubeconfig --api-version") _vaultctl_complete "v1 v1beta1" ;;
             "remote add --auth") _vaultctl_complete "token approle userpass jwt" ;;
+            "space resolve --keep") _vaultctl_complete "item copy" ;;
             "migrate --to") _vaultctl_complete "file secret-service" ;;
         esac
     elif [[ -z $command ]]; then
         if [[ $cur == -* ]]; then
             _vaultctl_complete "--socket --version --help -h"
         else
-            _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history allow disallow rules approve audit doctor migrate version help rm ls"
+            _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history space allow disallow rules approve audit doctor migrate version help rm ls"
         fi
     elif [[ -n $subcommands ]]; then
         _vaultctl_complete "$subcommands"
@@ -92,7 +97,7 @@ _vaultctl() {
             "run 0"|"allow 2"|"disallow 2") _vaultctl_complete :files ;;
             "login 0") _vaultctl_complete "oauth2 supabase firebase" ;;
             "signup 0"|"reset-password 0") _vaultctl_complete "supabase firebase" ;;
-            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history allow disallow rules approve audit doctor migrate version help" ;;
+            "help 0") _vaultctl_complete "get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history space allow disallow rules approve audit doctor migrate version help" ;;
         esac
     fi
 }

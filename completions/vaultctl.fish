@@ -73,6 +73,12 @@ function __vaultctl_valued
             printf '%s\n' --name --api-version
         case 'remote add'
             printf '%s\n' --url --auth --mount --prefix --ca-file --max-age --role-id --username --role --jwt-file
+        case 'space create'
+            printf '%s\n' --remote --path --device
+        case 'space join'
+            printf '%s\n' --remote --path --device --timeout
+        case 'space resolve'
+            printf '%s\n' --keep
         case 'allow'
             printf '%s\n' --interpreter
         case 'audit'
@@ -91,6 +97,8 @@ function __vaultctl_subcommands
             printf '%s\n' set credential-process
         case 'remote'
             printf '%s\n' add list remove login sync
+        case 'space'
+            printf '%s\n' create join admit add remove status remove-device sync resolve
     end
 end
 
@@ -141,6 +149,7 @@ complete -c vaultctl -n "__vaultctl_using ''" -a kubeconfig -d 'print a kubeconf
 complete -c vaultctl -n "__vaultctl_using ''" -a remote -d 'remote engines: a team\'s OpenBao or HashiCorp Vault (remote add, list, sync, ...)'
 complete -c vaultctl -n "__vaultctl_using ''" -a write -d 'set one field of a remote secret (value on stdin)'
 complete -c vaultctl -n "__vaultctl_using ''" -a history -d 'a remote secret\'s versions'
+complete -c vaultctl -n "__vaultctl_using ''" -a space -d 'spaces: items shared by your devices through a remote, end to end encrypted'
 complete -c vaultctl -n "__vaultctl_using ''" -a allow -d 'let a program read an item (pins its path and content hash now)'
 complete -c vaultctl -n "__vaultctl_using ''" -a disallow -d 'remove a program\'s rule from an item'
 complete -c vaultctl -n "__vaultctl_using ''" -a rules -d 'the programs allowed to read an item'
@@ -158,6 +167,15 @@ complete -c vaultctl -n "__vaultctl_using 'remote'" -a list -d 'the remotes: add
 complete -c vaultctl -n "__vaultctl_using 'remote'" -a remove -d 'forget a remote and its cached secrets'
 complete -c vaultctl -n "__vaultctl_using 'remote'" -a login -d 'log in again (a new secret on stdin or at a prompt)'
 complete -c vaultctl -n "__vaultctl_using 'remote'" -a sync -d 'fetch every secret under a folder into the cache now'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a create -d 'make a space in a remote, this device its first member'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a join -d 'ask to join a space; prints this device\'s fingerprint and waits'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a admit -d 'admit the waiting device whose fingerprint is these words'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a add -d 'share an item in the space'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a remove -d 'take an item out of the space (it goes from the other devices)'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a status -d 'devices, pending pushes, last pull, conflicts'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a remove-device -d 'remove a device; the space key is rotated'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a sync -d 'run a sync round now'
+complete -c vaultctl -n "__vaultctl_using 'space'" -a resolve -d 'settle a conflict: keep the item, or take the conflict copy'
 complete -c vaultctl -n "__vaultctl_using 'get'" -l json -d 'print the item with its metadata as JSON (secret, or secret_b64 for bytes that are not UTF-8)'
 complete -c vaultctl -n "__vaultctl_at 0 'get' 'set' 'add' 'delete' 'session import' 'allow' 'disallow' 'rules'" -x -a '(__vaultctl_services)' -d 'the item\'s service'
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l label -x -d 'a label for listings'
@@ -167,7 +185,7 @@ complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l allow-empty -d 'store 
 complete -c vaultctl -n "__vaultctl_using 'set' 'add'" -l confirm -d 'from now on, each read needs an answer from \'vaultctl approve\' (unless an allowed program asks)'
 complete -c vaultctl -n "__vaultctl_using 'list'" -l json -d 'print the items as JSON'
 complete -c vaultctl -n "__vaultctl_at 0 'list'" -x -a '(__vaultctl_services)' -d 'only this service\'s items, or kv://REMOTE/FOLDER/ for a remote\'s names'
-complete -c vaultctl -n "__vaultctl_using 'status'" -l json -d 'print the status as JSON'
+complete -c vaultctl -n "__vaultctl_using 'status' 'space status'" -l json -d 'print the status as JSON'
 complete -c vaultctl -n "__vaultctl_using 'passwd'" -l rewrap-only -d 'keep the data key and only re-wrap it (fast; not for a passphrase that leaked)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l min-ttl -x -d 'refresh first when the token expires within this: 60, 90s, 5m (default 60s)'
 complete -c vaultctl -n "__vaultctl_using 'token'" -l format -x -a 'raw json env header exec-credential' -d 'raw (the default), json, env (export NAME=...), header (Authorization: ...) or exec-credential (kubectl)'
@@ -219,6 +237,11 @@ complete -c vaultctl -n "__vaultctl_using 'remote login'" -l new -d 'ask for a n
 complete -c vaultctl -n "__vaultctl_using 'write'" -l force -d 'write over whatever version the engine has'
 complete -c vaultctl -n "__vaultctl_using 'write'" -l raw -d 'keep a trailing newline from stdin'
 complete -c vaultctl -n "__vaultctl_using 'history'" -l json -d 'print the versions as JSON'
+complete -c vaultctl -n "__vaultctl_using 'space create' 'space join'" -l remote -x -d 'the remote engine that keeps the space'
+complete -c vaultctl -n "__vaultctl_using 'space create' 'space join'" -l path -x -d 'the space\'s folder in the remote (default: vault-spaces/NAME)'
+complete -c vaultctl -n "__vaultctl_using 'space create' 'space join'" -l device -x -d 'this device\'s name as the others see it (default: the host name)'
+complete -c vaultctl -n "__vaultctl_using 'space join'" -l timeout -x -d 'how long to wait to be admitted (default: 10m)'
+complete -c vaultctl -n "__vaultctl_using 'space resolve'" -l keep -x -a 'item copy' -d 'item: the current value stays; copy: the conflict copy\'s value becomes the item\'s'
 complete -c vaultctl -n "__vaultctl_using 'allow'" -l interpreter -r -F -d 'for a script without a #! line (run as python3 tool.py): the program that runs it'
 complete -c vaultctl -n "__vaultctl_using 'allow'" -l any-caller -d 'allow a program that serves whoever runs it (vaultctl, a credential helper, a bare interpreter): every program that can run it may read the item'
 complete -c vaultctl -n "__vaultctl_at 2 'allow' 'disallow'" -r -F -d 'the program, or the script an interpreter runs'
@@ -229,4 +252,4 @@ complete -c vaultctl -n "__vaultctl_using 'audit'" -l follow -d 'keep printing r
 complete -c vaultctl -n "__vaultctl_using 'audit'" -l json -d 'one JSON object per line'
 complete -c vaultctl -n "__vaultctl_using 'doctor' 'migrate'" -l json -d 'print the report as JSON'
 complete -c vaultctl -n "__vaultctl_using 'migrate'" -l to -x -a 'file secret-service' -d 'the store to move to'
-complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history allow disallow rules approve audit doctor migrate version help' -d 'the command to explain'
+complete -c vaultctl -n "__vaultctl_at 0 'help'" -x -a 'get set add delete list status lock unlock passwd token read run inject login signup reset-password logout session aws kubeconfig remote write history space allow disallow rules approve audit doctor migrate version help' -d 'the command to explain'

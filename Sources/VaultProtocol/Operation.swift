@@ -26,4 +26,13 @@ public enum Operation: String, Sendable, CaseIterable, Codable {
     case kvDelete = "kv_delete"
     case kvHistory = "kv_history"
     case kvList = "kv_list"
+    case spaceCreate = "space_create"
+    case spaceJoin = "space_join"
+    case spaceAdmit = "space_admit"
+    case spaceAdd = "space_add"
+    case spaceRemove = "space_remove"
+    case spaceStatus = "space_status"
+    case spaceRemoveDevice = "space_remove_device"
+    case spaceSync = "space_sync"
+    case spaceResolve = "space_resolve"
 }

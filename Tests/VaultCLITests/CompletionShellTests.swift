@@ -8,7 +8,7 @@ import VaultCLI
 @Suite struct CompletionShellTests {
     /// Typed lines and what every shell offers for them, sorted.
     static let cases: [(line: String, offers: String)] = [
-        ("vaultctl ", "add allow approve audit aws delete disallow doctor get help history inject kubeconfig list lock login logout ls migrate passwd read remote reset-password rm rules run session set signup status token unlock version write"),
+        ("vaultctl ", "add allow approve audit aws delete disallow doctor get help history inject kubeconfig list lock login logout ls migrate passwd read remote reset-password rm rules run session set signup space status token unlock version write"),
         ("vaultctl g", "get"),
         ("vaultctl -", "--help --socket --version -h"),
         ("vaultctl get ", "example github.com"),

@@ -50,6 +50,11 @@ import VaultProtocol
             .kvPut(KVWrite(remote: "team", path: "app/db", field: "password", secret: SecretBytes(utf8: "p2"), force: true)),
             .kvDelete(KVRequest(remote: "team", path: "app/db")), .kvHistory(KVRequest(remote: "team", path: "app/db")),
             .kvList(KVRequest(remote: "team", path: "app/")),
+            .spaceCreate(SpaceRequest(name: "home", remote: "team", path: "p", device: "laptop")), .spaceJoin(SpaceRequest(name: "home", remote: "team")),
+            .spaceAdmit(SpaceRequest(name: "home", words: ["acid", "acorn"])), .spaceAdd(SpaceRequest(name: "home", service: "s", account: "a")),
+            .spaceRemove(SpaceRequest(name: "home", service: "s", account: "a")), .spaceStatus(SpaceRequest(name: "home")),
+            .spaceRemoveDevice(SpaceRequest(name: "home", device: "server")), .spaceSync(SpaceRequest(name: "home")),
+            .spaceResolve(SpaceRequest(name: "home", service: "s", account: "a", keep: "copy")),
         ]
         #expect(Set(requests.map(\.operation)) == Set(Operation.allCases))
         for request in requests {
@@ -57,14 +62,14 @@ import VaultProtocol
             #expect(decoded.id == .number(9))
             #expect(decoded.request.operation == request.operation)
         }
-        guard case .remoteAdd(let addition) = try roundTrip(requests[requests.count - 9]).request else { Issue.record("not a remote_add"); return }
+        guard case .remoteAdd(let addition) = try roundTrip(requests[requests.count - 18]).request else { Issue.record("not a remote_add"); return }
         #expect(addition.secret == SecretBytes(utf8: "sid") && addition.roleID == "r" && addition.maxAge == 3600 && addition.auth == "approle")
-        guard case .kvPut(let put) = try roundTrip(requests[requests.count - 4]).request else { Issue.record("not a kv_put"); return }
+        guard case .kvPut(let put) = try roundTrip(requests[requests.count - 13]).request else { Issue.record("not a kv_put"); return }
         #expect(put.secret == SecretBytes(utf8: "p2") && put.field == "password" && put.force == true)
         let whole = KVWrite(remote: "team", path: "app/db", field: nil, secret: SecretBytes(utf8: #"{"user":"u"}"#))
         guard case .kvPut(let wholePut) = try roundTrip(.kvPut(whole)).request else { Issue.record("not a kv_put"); return }
         #expect(wholePut.field == nil && wholePut.secret == SecretBytes(utf8: #"{"user":"u"}"#))
-        guard case .kvGet(let get) = try roundTrip(requests[requests.count - 5]).request else { Issue.record("not a kv_get"); return }
+        guard case .kvGet(let get) = try roundTrip(requests[requests.count - 14]).request else { Issue.record("not a kv_get"); return }
         #expect(get == KVRequest(remote: "team", path: "app/db", field: "password", version: 2, refresh: true))
         guard case .add(let write) = try roundTrip(requests[2]).request else { Issue.record("not an add"); return }
         #expect(write.secret == SecretBytes([0xff, 0]))
@@ -75,7 +80,7 @@ import VaultProtocol
         guard case .foreignGet(let query) = try roundTrip(requests[20]).request else { Issue.record("not a foreign_get"); return }
         let expected: [String: String?] = ["server": "h.example", "port": nil]
         #expect(query.attributes == expected)
-        let resolution = requests[requests.count - 10]
+        let resolution = requests[requests.count - 19]
         guard case .resolveCredential(let credential) = try roundTrip(resolution).request, case .resolveCredential(let sent) = resolution else {
             Issue.record("not a resolve_credential")
             return

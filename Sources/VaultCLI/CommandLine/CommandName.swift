@@ -16,6 +16,15 @@ public enum CommandName: String, CaseIterable, Sendable {
     case remoteRemove = "remote remove"
     case remoteLogin = "remote login"
     case remoteSync = "remote sync"
+    case spaceCreate = "space create"
+    case spaceJoin = "space join"
+    case spaceAdmit = "space admit"
+    case spaceAdd = "space add"
+    case spaceRemove = "space remove"
+    case spaceStatus = "space status"
+    case spaceRemoveDevice = "space remove-device"
+    case spaceSync = "space sync"
+    case spaceResolve = "space resolve"
     case write, history
     case allow, disallow, rules, approve, audit
     case doctor, migrate, version

@@ -2,7 +2,7 @@ extension CommandTable {
     /// vaultctl's commands with exactly the options and positionals each accepts.
     public static let vaultctl = CommandTable(
         program: "vaultctl",
-        commands: itemCommands + sessionCommands + remoteCommands + accessCommands,
+        commands: itemCommands + sessionCommands + remoteCommands + spaceCommands + accessCommands,
         globalOptions: [
             OptionSpec("socket", value: "PATH", completion: .files,
                        help: "vaultd's socket, before or after the command (default: $VAULT_SOCKET, else $XDG_RUNTIME_DIR/vault/vault.sock or ~/.local/state/vault/vault.sock)"),

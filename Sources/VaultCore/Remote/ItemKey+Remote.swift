@@ -7,8 +7,10 @@ extension ItemKey {
     public static let remotesService = "vault.remote"
     /// One item per cached remote secret, account `REMOTE/PATH`: `CachedSecret` as JSON.
     public static let remoteCacheService = "vault.kv"
+    /// One item per space this device is in, account the space's name: `SpaceState` as JSON.
+    public static let spacesService = "vault.space"
     /// Every service vault keeps its own records under.
-    public static let reservedServices: Set<String> = [reservedService, remotesService, remoteCacheService]
+    public static let reservedServices: Set<String> = [reservedService, remotesService, remoteCacheService, spacesService]
     /// How a remote secret is named in rules, approvals and the audit log: service `kv://REMOTE`, account `PATH`.
     public static let remoteScheme = "kv://"
 
@@ -18,6 +20,11 @@ extension ItemKey {
 
     public static func cached(_ name: RemoteName, _ path: KVPath) -> ItemKey {
         try! ItemKey(service: remoteCacheService, account: name.text + "/" + path.text)
+    }
+
+    /// The record of the space `name` (a name by `RemoteName`'s rules, checked by the caller).
+    public static func space(_ name: String) -> ItemKey {
+        try! ItemKey(service: spacesService, account: name)
     }
 
     public static func remoteSecret(_ name: RemoteName, _ path: KVPath) -> ItemKey {

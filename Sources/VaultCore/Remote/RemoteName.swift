@@ -11,13 +11,14 @@ public struct RemoteName: Hashable, Sendable, Comparable, CustomStringConvertibl
         self.text = text
     }
 
-    /// What makes `text` unusable as a remote's name, or nil.
-    public static func problem(with text: String) -> String? {
+    /// What makes `text` unusable as a remote's name (or, by the same rules, a `kind`'s: a
+    /// space's), or nil.
+    public static func problem(with text: String, kind: String = "remote") -> String? {
         let shown = text.count > 40 ? String(text.prefix(40)).replacingControlCharacters() + "…" : text.replacingControlCharacters()
-        guard !text.isEmpty else { return "a remote's name must not be empty" }
-        guard text.utf8.count <= maximumLength else { return "remote name '\(shown)' is longer than \(maximumLength) characters" }
+        guard !text.isEmpty else { return "a \(kind)'s name must not be empty" }
+        guard text.utf8.count <= maximumLength else { return "\(kind) name '\(shown)' is longer than \(maximumLength) characters" }
         guard text.utf8.allSatisfy(isAllowed), let first = text.utf8.first, isAlphanumeric(first) else {
-            return "remote name '\(shown)' must be letters, digits, '.', '_' or '-', starting with a letter or digit"
+            return "\(kind) name '\(shown)' must be letters, digits, '.', '_' or '-', starting with a letter or digit"
         }
         return nil
     }

@@ -45,6 +45,8 @@ extension DaemonConfiguration {
                                  within DURATION (e.g. 5m), so 'vaultctl token' never waits
           --remote-refresh DURATION  ask remote engines whether cached secrets changed this often
                                  (default: 30s); or VAULT_REMOTE_REFRESH
+          --space-interval DURATION  run a sync round of each space this often (default: 20s);
+                                 or VAULT_SPACE_INTERVAL
           --idle-timeout DURATION  close client connections idle this long (default: 5m)
           --request-timeout DURATION  a request line must arrive whole this soon after its first
                                  byte, or the connection is closed (default: 10s)
@@ -112,6 +114,7 @@ extension DaemonConfiguration {
             case "--lock-after": parsed.lockAfter = try duration(for: argument, example: "15m or 2h")
             case "--refresh-ahead": parsed.refreshAhead = try duration(for: argument, example: "5m")
             case "--remote-refresh": parsed.remoteRefresh = try duration(for: argument, example: "30s or 5m")
+            case "--space-interval": parsed.spaceInterval = try duration(for: argument, example: "20s or 1m")
             case "--idle-timeout": parsed.idleTimeout = try duration(for: argument, example: "30s or 5m")
             case "--request-timeout": parsed.requestTimeout = try duration(for: argument, example: "10s or 1m")
             case "--approval-timeout":
@@ -189,6 +192,9 @@ extension DaemonConfiguration {
         parsed.httpTimeout = try environmentDuration("VAULT_HTTP_TIMEOUT", example: "10 or 30s") ?? parsed.httpTimeout
         if !arguments.contains("--remote-refresh") {
             parsed.remoteRefresh = try environmentDuration("VAULT_REMOTE_REFRESH", example: "30s or 5m") ?? parsed.remoteRefresh
+        }
+        if !arguments.contains("--space-interval") {
+            parsed.spaceInterval = try environmentDuration("VAULT_SPACE_INTERVAL", example: "20s or 1m") ?? parsed.spaceInterval
         }
         parsed.passphraseSource = PassphraseSource.resolve(environment: environment)
             ?? config.flatMap { config in config[.passphraseFile].map { PassphraseSource.configured(path: $0, config: config.path) } }

@@ -54,6 +54,8 @@ public struct DaemonConfiguration: Sendable {
     public var refreshAhead: Double?
     /// Seconds between asking each remote engine whether its cached secrets changed.
     public var remoteRefresh: Double = 30
+    /// Seconds between sync rounds of each space (pull what others wrote, push what changed here).
+    public var spaceInterval: Double = 20
     /// Seconds any one request to a sign-in provider may take.
     public var httpTimeout: Double = 10
     /// Append the log here instead of stderr (`--log-file`).

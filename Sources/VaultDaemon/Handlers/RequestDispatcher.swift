@@ -23,6 +23,7 @@ public final class RequestDispatcher: Sendable {
     let items: ItemService
     /// The remote engines: their records, tokens and cached secrets.
     let remotes: RemoteAgent
+    let spaces: SpaceAgent
     /// Whether vaultd serves the Secret Service D-Bus API, for `status` and `doctor`.
     public let secretServiceProvider = SecretServiceProviderStatus()
     /// The items socket requests create, change and delete, for the Secret Service's signals.
@@ -40,6 +41,9 @@ public final class RequestDispatcher: Sendable {
         // A read whose cached copy is stale waits this long for the engine before the cache stands in.
         remotes = RemoteAgent(store: store, logger: logger, refreshInterval: catalog.configuration.remoteRefresh,
                               httpTimeout: min(catalog.configuration.httpTimeout, 5))
+        spaces = SpaceAgent(store: store, remotes: remotes, changes: itemChanges, logger: logger) { [access, confirmAll = catalog.configuration.confirmAll] key in
+            confirmAll || ((try? access.rules(of: key)).flatMap { $0 }.map { !$0.isEmpty } ?? false)
+        }
         // One request to a provider must fit in a refresh's budget (HTTPClient waits its timeout and 1 s more).
         let httpTimeout = min(catalog.configuration.httpTimeout, SessionRefresher.defaultBudget - 2)
         refresher = SessionRefresher(
@@ -176,6 +180,9 @@ public final class RequestDispatcher: Sendable {
         case .kvDelete(let payload): try kvDelete(payload, asking)
         case .kvHistory(let payload): try kvHistory(payload)
         case .kvList(let payload): try kvList(payload)
+        case .spaceCreate(let payload), .spaceJoin(let payload), .spaceAdmit(let payload), .spaceAdd(let payload), .spaceRemove(let payload),
+             .spaceStatus(let payload), .spaceRemoveDevice(let payload), .spaceSync(let payload), .spaceResolve(let payload):
+            try space(request.operation, payload)
         }
     }
 }

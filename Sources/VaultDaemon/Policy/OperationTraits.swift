@@ -41,6 +41,8 @@ extension Operation {
         case .list, .login, .signup, .logout, .importSession, .devicePoll, .foreignList, .rules: .itemUse
         // A remote's record and its cache are items; its listings and history hand out no secret.
         case .remoteAdd, .remoteList, .remoteRemove, .remoteLogin, .kvHistory, .kvList: .itemUse
+        // A space's record is an item; its items are shared only when they have no rules.
+        case .spaceCreate, .spaceJoin, .spaceAdmit, .spaceAdd, .spaceRemove, .spaceStatus, .spaceRemoveDevice, .spaceSync, .spaceResolve: .itemUse
         case .unlock, .changePassphrase, .migrate: .storeChange
         case .status, .doctor, .lock, .resetPassword, .deviceStart: .inspection
         case .approveNext, .setApprovalSecret: .approval

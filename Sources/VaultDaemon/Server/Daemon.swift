@@ -196,6 +196,8 @@ public final class Daemon: @unchecked Sendable {
     private let refreshQueue = DispatchQueue(label: "vaultd.refresh")
     /// Remote engines' refresh blocks on their HTTP answers: its own queue, apart from sessions'.
     private let remoteQueue = DispatchQueue(label: "vaultd.remote-refresh")
+    /// Spaces' rounds block on the engine too, and must not wait behind a remote's refresh.
+    private let spaceQueue = DispatchQueue(label: "vaultd.space-sync")
     /// The auto-lock check waits for a write in progress: not on the accept queue.
     private let autoLockQueue = DispatchQueue(label: "vaultd.auto-lock")
 
@@ -213,6 +215,11 @@ public final class Daemon: @unchecked Sendable {
         remotes.setEventHandler { [self] in dispatcher.remotes.refreshAll() }
         remotes.resume()
         timers.append(remotes)
+        let spaces = DispatchSource.makeTimerSource(queue: spaceQueue)
+        spaces.schedule(deadline: .now() + configuration.spaceInterval, repeating: configuration.spaceInterval)
+        spaces.setEventHandler { [self] in dispatcher.spaces.syncAll() }
+        spaces.resume()
+        timers.append(spaces)
         if let lockAfter = configuration.lockAfter {
             let autoLock = DispatchSource.makeTimerSource(queue: autoLockQueue)
             autoLock.schedule(deadline: .now() + 1, repeating: min(max(lockAfter / 4, 0.25), 10))

@@ -42,6 +42,15 @@ public enum Request: Sendable {
     case kvDelete(KVRequest)
     case kvHistory(KVRequest)
     case kvList(KVRequest)
+    case spaceCreate(SpaceRequest)
+    case spaceJoin(SpaceRequest)
+    case spaceAdmit(SpaceRequest)
+    case spaceAdd(SpaceRequest)
+    case spaceRemove(SpaceRequest)
+    case spaceStatus(SpaceRequest)
+    case spaceRemoveDevice(SpaceRequest)
+    case spaceSync(SpaceRequest)
+    case spaceResolve(SpaceRequest)
 
     public var operation: Operation {
         switch self {
@@ -85,6 +94,15 @@ public enum Request: Sendable {
         case .kvDelete: .kvDelete
         case .kvHistory: .kvHistory
         case .kvList: .kvList
+        case .spaceCreate: .spaceCreate
+        case .spaceJoin: .spaceJoin
+        case .spaceAdmit: .spaceAdmit
+        case .spaceAdd: .spaceAdd
+        case .spaceRemove: .spaceRemove
+        case .spaceStatus: .spaceStatus
+        case .spaceRemoveDevice: .spaceRemoveDevice
+        case .spaceSync: .spaceSync
+        case .spaceResolve: .spaceResolve
         }
     }
 }

@@ -66,6 +66,15 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .kvDelete: .kvDelete(try KVRequest(from: decoder))
         case .kvHistory: .kvHistory(try KVRequest(from: decoder))
         case .kvList: .kvList(try KVRequest(from: decoder))
+        case .spaceCreate: .spaceCreate(try SpaceRequest(from: decoder))
+        case .spaceJoin: .spaceJoin(try SpaceRequest(from: decoder))
+        case .spaceAdmit: .spaceAdmit(try SpaceRequest(from: decoder))
+        case .spaceAdd: .spaceAdd(try SpaceRequest(from: decoder))
+        case .spaceRemove: .spaceRemove(try SpaceRequest(from: decoder))
+        case .spaceStatus: .spaceStatus(try SpaceRequest(from: decoder))
+        case .spaceRemoveDevice: .spaceRemoveDevice(try SpaceRequest(from: decoder))
+        case .spaceSync: .spaceSync(try SpaceRequest(from: decoder))
+        case .spaceResolve: .spaceResolve(try SpaceRequest(from: decoder))
         }
     }
 
@@ -100,6 +109,8 @@ public struct RequestLine: Codable, Sendable, SecretCarrying {
         case .remoteRemove(let payload), .remoteLogin(let payload): try payload.encode(to: encoder)
         case .kvGet(let payload), .kvDelete(let payload), .kvHistory(let payload), .kvList(let payload): try payload.encode(to: encoder)
         case .kvPut(let payload): try payload.encode(to: encoder)
+        case .spaceCreate(let payload), .spaceJoin(let payload), .spaceAdmit(let payload), .spaceAdd(let payload), .spaceRemove(let payload), .spaceStatus(let payload), .spaceRemoveDevice(let payload), .spaceSync(let payload), .spaceResolve(let payload):
+            try payload.encode(to: encoder)
         }
     }
 }

@@ -40,12 +40,14 @@ public struct ResultBody: Codable, Sendable {
     public var versions: [KVVersionBody]?
     // kv_list: the names under a folder, folders ending in '/'
     public var keys: [String]?
+    // space_*: how the space stands on this device
+    @Boxed public var space: SpaceBody?
 
     /// Whether nothing but `item`, `items`, `next` and `resolution` is present (the fast encoder's case).
     var holdsOnlyItems: Bool {
         unaddressable == nil && !$status.isPresent && !$migration.isPresent && !$doctor.isPresent && !$token.isPresent && message == nil
             && !$device.isPresent && foreign == nil && !$rules.isPresent && audit == nil && problems == nil && !$approval.isPresent
-            && remotes == nil && !$kv.isPresent && versions == nil && keys == nil
+            && remotes == nil && !$kv.isPresent && versions == nil && keys == nil && !$space.isPresent
     }
 
     public init(

@@ -1,0 +1,179 @@
+import VaultCore
+import VaultCrypto
+import VaultRemotes
+import VaultSpaces
+
+/// Making a space, joining one, admitting a device by its fingerprint words, removing one (the
+/// key rotates: later writes use a generation the removed device was never given).
+extension SpaceAgent {
+    static func root(_ name: String, path: String?) throws -> String {
+        let root = path.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? defaultFolder + "/" + name
+        if let problem = KVPath.problem(with: root) { throw VaultError.invalidInput("--path: \(problem)") }
+        return root
+    }
+
+    /// A new space at `path` of `remote`, with this device its first member.
+    func create(_ name: String, remote: String, path: String?, deviceName: String) throws -> SpaceState {
+        try Self.checkName(name)
+        return try rounds.withLock { _ in
+            guard (try? state(name)) == nil else { throw VaultError.conflict("this device already has a space named '\(name)'") }
+            let root = try Self.root(name, path: path)
+            let spaceID = try SecureRandom.bytes(16).lowercaseHex
+            let device = try X25519KeyPair.generate()
+            let me = SpaceDevice(name: deviceName, publicKey: device.publicKey, state: .admitted, admittedBy: try SpaceDevice.id(of: device.publicKey))
+            let id = try me.id
+            let key = try SpaceKey.generate(generation: 1, spaceID: spaceID)
+            var state = SpaceState(name: name, remote: remote, root: root, spaceID: spaceID, deviceName: deviceName, device: device)
+            state.hold(key)
+            state.admitted = true
+            let grant = try SpaceKeyGrant.fields(key, to: me, from: device, admitterID: id, spaceID: spaceID)
+            let index = try SpaceIndex(writer: id).sealed(spaceID: spaceID, key: key)
+            do {
+                state.indexVersion = try engine(remote, root: root, doing: "creating space '\(name)'") { engine throws(EngineError) in
+                    _ = try engine.write(SpaceEngine.space, ["format": SealedEntry.format, "id": spaceID, "generation": "1"], cas: 0)
+                    _ = try engine.write(SpaceEngine.device(id), me.fields, cas: nil)
+                    _ = try engine.write(SpaceEngine.keys(id), grant, cas: nil)
+                    return try engine.write(SpaceEngine.index, index, cas: 0)
+                }
+            } catch let error as VaultError where error.code == .conflict {
+                throw VaultError.conflict("remote '\(remote)' already holds a space at \(root): join it with 'vaultctl space join \(name) --remote \(remote)\(path.map { " --path \($0)" } ?? "")', or choose another --path")
+            }
+            try save(state)
+            logger.info("space '\(name)' created on remote '\(remote)' at \(root)")
+            return state
+        }
+    }
+
+    /// Asks to join the space at `path` of `remote`: this device's key pair (kept across tries)
+    /// listed as pending. Answers the state and the fingerprint words to compare on a member.
+    func join(_ name: String, remote: String, path: String?, deviceName: String) throws -> (SpaceState, [String]) {
+        try Self.checkName(name)
+        return try rounds.withLock { _ in
+            if let existing = try? state(name) {
+                guard !existing.admitted else { throw VaultError.conflict("this device is already in space '\(name)'") }
+                return (existing, try FingerprintWords.of(publicKey: existing.deviceKeys().publicKey, spaceID: existing.spaceID))
+            }
+            let root = try Self.root(name, path: path)
+            let device = try X25519KeyPair.generate()
+            let me = SpaceDevice(name: deviceName, publicKey: device.publicKey, state: .pending)
+            let id = try me.id
+            let spaceID = try engine(remote, root: root, doing: "joining space '\(name)'") { engine throws(EngineError) -> String? in
+                guard let header = try engine.read(SpaceEngine.space) else { return nil }
+                guard header.fields["format"] == SealedEntry.format, let spaceID = header.fields["id"], spaceID.count == 32,
+                      spaceID.allSatisfy(\.isHexDigit) else {
+                    throw .malformed("\(root)/space is not a space of this vault")
+                }
+                _ = try engine.write(SpaceEngine.device(id), me.fields, cas: 0)
+                return spaceID
+            }
+            guard let spaceID else {
+                throw VaultError.absent("remote '\(remote)' holds no space at \(root): create it there with 'vaultctl space create \(name) --remote \(remote)', or give its --path")
+            }
+            let state = SpaceState(name: name, remote: remote, root: root, spaceID: spaceID, deviceName: deviceName, device: device)
+            try save(state)
+            logger.info("space '\(name)': asked to join as device \(id)")
+            return (state, try FingerprintWords.of(publicKey: device.publicKey, spaceID: spaceID))
+        }
+    }
+
+    /// Looks for the keys an admitting device gave this one; true once it holds a key. Grants
+    /// that do not open as given by an admitted device are reported and not used.
+    func checkAdmission(_ state: inout SpaceState) throws -> Bool {
+        let device = try state.deviceKeys()
+        let me = try state.deviceID()
+        let (grants, devices) = try engine(state.remote, root: state.root, doing: "checking the keys of space '\(state.name)'") { engine throws(EngineError) in
+            (try engine.read(SpaceEngine.keys(me))?.fields ?? [:], try Self.devices(engine).devices)
+        }
+        let opened = try SpaceKeyGrant.keys(in: grants, for: device, spaceID: state.spaceID, admitters: devices.filter { $0.value.state == .admitted })
+        for problem in opened.refused { state.report(problem) }
+        for key in opened.keys.values where state.keys[String(key.generation)] == nil { state.hold(key) }
+        if !state.admitted, !opened.keys.isEmpty {
+            state.admitted = true
+            logger.info("space '\(state.name)': admitted")
+        }
+        return state.admitted
+    }
+
+    /// Admits the pending device whose fingerprint is `words`: every key generation this device
+    /// holds is sealed to it, and its entry marked admitted. Answers the device.
+    func admit(_ name: String, words: [String]) throws -> SpaceDevice {
+        let typed = FingerprintWords.normalized(words)
+        guard typed.count == FingerprintWords.count else {
+            throw VaultError.invalidInput("a fingerprint is \(FingerprintWords.count) words, as 'vaultctl space join' printed them; \(typed.count) were given")
+        }
+        return try rounds.withLock { _ in
+            let state = try state(name)
+            guard state.admitted else { throw VaultError.invalidInput("this device is not admitted to space '\(name)' yet, so it cannot admit others") }
+            let device = try state.deviceKeys()
+            let me = try state.deviceID()
+            let keys = try state.keys.keys.compactMap(Int.init).sorted().map { try state.key($0) }
+            let admitted = try engine(state.remote, root: state.root, doing: "admitting a device to space '\(name)'") { engine throws(EngineError) -> SpaceDevice? in
+                let pending = try Self.devices(engine).devices.filter { $0.value.state == .pending }
+                guard let (id, found) = pending.first(where: { (try? FingerprintWords.of(publicKey: $0.value.publicKey, spaceID: state.spaceID)) == typed }) else {
+                    return nil
+                }
+                var grant = try engine.read(SpaceEngine.keys(id))?.fields ?? [:]
+                do {
+                    for key in keys { grant.merge(try SpaceKeyGrant.fields(key, to: found, from: device, admitterID: me, spaceID: state.spaceID)) { $1 } }
+                } catch {
+                    throw .malformed("the keys could not be sealed to the device: \(error)")
+                }
+                _ = try engine.write(SpaceEngine.keys(id), grant, cas: nil)
+                var admitted = found
+                admitted.state = .admitted
+                admitted.admittedBy = me
+                _ = try engine.write(SpaceEngine.device(id), admitted.fields, cas: nil)
+                return admitted
+            }
+            guard let admitted else {
+                throw VaultError.absent("no device waiting to join space '\(name)' has the fingerprint '\(typed.joined(separator: " "))': check the words the joining machine printed, and that it is still waiting")
+            }
+            logger.info("space '\(name)': admitted device '\(admitted.name)'")
+            return admitted
+        }
+    }
+}
+
+extension SpaceAgent {
+    /// Removes a device (by id or name): its entry marked removed, a new key generation given
+    /// to every other admitted device, and written items use it from now on; `reseal` in each
+    /// round moves older entries to it. Answers the removed device.
+    func removeDevice(_ name: String, device wanted: String) throws -> SpaceDevice {
+        try rounds.withLock { _ in
+            var state = try state(name)
+            guard state.admitted else { throw VaultError.invalidInput("this device is not admitted to space '\(name)' yet") }
+            let device = try state.deviceKeys()
+            let me = try state.deviceID()
+            let next = try SpaceKey.generate(generation: state.generation + 1, spaceID: state.spaceID)
+            let removed = try engine(state.remote, root: state.root, doing: "removing a device from space '\(name)'") { engine throws(EngineError) -> SpaceDevice? in
+                let devices = try Self.devices(engine).devices
+                guard let (id, found) = devices.first(where: { $0.key == wanted || $0.value.name == wanted }), found.state != .removed, id != me else { return nil }
+                var gone = found
+                gone.state = .removed
+                _ = try engine.write(SpaceEngine.device(id), gone.fields, cas: nil)
+                for (other, member) in devices where member.state == .admitted && other != id {
+                    var grant = try engine.read(SpaceEngine.keys(other))?.fields ?? [:]
+                    do {
+                        grant.merge(try SpaceKeyGrant.fields(next, to: member, from: device, admitterID: me, spaceID: state.spaceID)) { $1 }
+                    } catch {
+                        throw .malformed("the new key could not be sealed to device \(other): \(error)")
+                    }
+                    _ = try engine.write(SpaceEngine.keys(other), grant, cas: nil)
+                }
+                var header = try engine.read(SpaceEngine.space)?.fields ?? [:]
+                header["generation"] = String(next.generation)
+                _ = try engine.write(SpaceEngine.space, header, cas: nil)
+                return gone
+            }
+            guard let removed else {
+                throw VaultError.absent("space '\(name)' has no other device '\(wanted.replacingControlCharacters())' to remove: 'vaultctl space status \(name)' lists them")
+            }
+            state.hold(next)
+            // Every item is written again under the new generation at the next round.
+            for position in state.items.indices where state.items[position].seq > 0 { state.items[position].modified = nil }
+            try save(state)
+            logger.info("space '\(name)': removed device '\(removed.name)'; key generation \(next.generation)")
+            return removed
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import VaultCore
+import VaultCrypto
+import VaultRemotes
+import VaultSpaces
+import VaultSystem
+
+/// vaultd's side of spaces (issue 34): items shared by this user's devices, or a small team's,
+/// through a remote engine that sees only ciphertext (VaultSpaces, docs/file-format.md). It
+/// keeps each space's state as a vault item of its own (`SpaceState`), enrols devices, and runs
+/// sync rounds: pull what others wrote (checked against rollback and tampering), push what
+/// changed here with check-and-set, keep the losing edit of a conflict as a visible copy. A
+/// space's items are ordinary local items: every door, rule and audit record applies to them.
+///
+/// Every method blocks on the network or the store: call from vaultd's connection and timer
+/// threads, never the cooperative pool.
+final class SpaceAgent: Sendable {
+    let store: ActiveStore
+    let remotes: RemoteAgent
+    let changes: ItemChangeFeed
+    let logger: Logger
+    let clock: @Sendable () -> Double
+    /// Whether an item has access rules (or every item needs approval): such an item is never
+    /// shared, so its rules are not walked around on another device.
+    let isGuarded: @Sendable (ItemKey) -> Bool
+    /// One round (or enrolment step) at a time per vaultd: a round reads, then writes the state.
+    let rounds = AdaptiveLock<Void>(())
+
+    /// Where a space lives under its remote's prefix unless `--path` says otherwise.
+    static let defaultFolder = "vault-spaces"
+
+    init(store: ActiveStore, remotes: RemoteAgent, changes: ItemChangeFeed, logger: Logger, isGuarded: @escaping @Sendable (ItemKey) -> Bool,
+         clock: @escaping @Sendable () -> Double = { Double(Clock.nowMilliseconds()) / 1000 }) {
+        self.store = store
+        self.isGuarded = isGuarded
+        self.remotes = remotes
+        self.changes = changes
+        self.logger = logger
+        self.clock = clock
+    }
+
+    static func checkName(_ name: String) throws {
+        if let problem = RemoteName.problem(with: name, kind: "space") { throw VaultError.invalidInput(problem) }
+    }
+
+    // MARK: State
+
+    func state(_ name: String) throws -> SpaceState {
+        try Self.checkName(name)
+        do {
+            return try SpaceState.decoding(store.read { try $0.get(.space(name)).secret })
+        } catch VaultError.notFound {
+            throw VaultError.absent("no space named '\(name)' on this device: create it with 'vaultctl space create \(name) --remote REMOTE', or join it with 'vaultctl space join \(name) --remote REMOTE'")
+        }
+    }
+
+    func save(_ state: SpaceState) throws {
+        _ = try store.perform { try $0.set(.space(state.name), secret: try state.encoded(), changes: ItemChanges(label: "space \(state.name)", kind: .access)) }
+    }
+
+    /// Every space this device is in or joining; records that cannot be read are logged.
+    func states() -> [SpaceState] {
+        let infos = (try? store.read { try $0.list(service: ItemKey.spacesService) }) ?? []
+        return infos.compactMap { info in
+            do { return try state(info.key.account) } catch {
+                logger.warning("space '\(info.key.account)': its record cannot be read: \(error)")
+                return nil
+            }
+        }
+    }
+
+    /// Runs `body` against the space's entries with a live token of its remote.
+    func engine<R>(_ remote: String, root: String, doing what: String, _ body: (SpaceEngine) throws(EngineError) -> R) throws -> R {
+        try remotes.withToken(try RemoteName(remote), doing: what) { client, token throws(EngineError) in
+            try body(SpaceEngine(client: client, token: token, root: root))
+        }
+    }
+
+    /// The space's devices by id, each entry checked (one whose key does not give its id is
+    /// left out and reported in `refused`).
+    static func devices(_ engine: SpaceEngine) throws(EngineError) -> (devices: [String: SpaceDevice], refused: [String]) {
+        var devices: [String: SpaceDevice] = [:], refused: [String] = []
+        for id in try engine.names(in: "devices/") {
+            guard let entry = try engine.read(SpaceEngine.device(id)) else { continue }
+            do { devices[id] = try SpaceDevice(fields: entry.fields, id: id) } catch { refused.append("\(error)") }
+        }
+        return (devices, refused)
+    }
+
+    // MARK: Local items
+
+    func localItem(_ service: String, _ account: String) -> Item? {
+        guard let key = try? ItemKey(service: service, account: account) else { return nil }
+        return try? store.read { try $0.get(key) }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import VaultCore
+import VaultCrypto
+
+/// What one device keeps about a space, as a vault item of its own (`ItemKey.space`), encrypted
+/// like any item: where the space is, this device's key pair, the space keys it was given, and
+/// the state of each shared item as last synced, from which a round tells a local change (the
+/// item's `modified` moved) from one to pull (the index's `seq` for it moved).
+public struct SpaceState: Codable, Sendable {
+    public struct Tracked: Codable, Sendable, Equatable {
+        public var service: String
+        public var account: String
+        /// Its entry's name under the generation it was last written with (empty: never written).
+        public var entry: String
+        /// The seq of the record this device last wrote or applied (0: never pushed).
+        public var seq: Int
+        /// The entry's KV version then (the check-and-set base of the next push; 0: none).
+        public var version: Int
+        /// The local item's `modified` right after that sync; nil while the item is absent.
+        public var modified: Int64?
+        public var deleted: Bool
+
+        public init(service: String, account: String, entry: String = "", seq: Int = 0, version: Int = 0, modified: Int64? = nil, deleted: Bool = false) {
+            self.service = service
+            self.account = account
+            self.entry = entry
+            self.seq = seq
+            self.version = version
+            self.modified = modified
+            self.deleted = deleted
+        }
+    }
+
+    /// Two edits of one item made apart: `account` holds the later one; `copy` the other.
+    public struct Conflict: Codable, Sendable, Equatable {
+        public var service: String
+        public var account: String
+        public var copy: String
+        /// The device whose edit became the copy, and when it was made (ms).
+        public var device: String
+        public var at: Int64
+
+        public init(service: String, account: String, copy: String, device: String, at: Int64) {
+            self.service = service
+            self.account = account
+            self.copy = copy
+            self.device = device
+            self.at = at
+        }
+    }
+
+    public var name: String
+    public var remote: String
+    /// The space's folder under the remote's prefix.
+    public var root: String
+    public var spaceID: String
+    public var deviceName: String
+    /// This device's X25519 private key, base64.
+    public var privateKey: String
+    /// The space keys this device holds, base64 by generation (decimal).
+    public var keys: [String: String] = [:]
+    /// False while the device waits to be admitted.
+    public var admitted = false
+    public var items: [Tracked] = []
+    /// The highest index seq seen (anything lower is a rollback), and the index's KV version then.
+    public var indexSeq = 0
+    public var indexVersion = 0
+    public var lastPull: Double?
+    public var lastPush: Double?
+    public var conflicts: [Conflict] = []
+    /// What the engine was refused for, newest last, at most `maximumProblems`.
+    public var problems: [String] = []
+
+    public static let maximumProblems = 20
+
+    public init(name: String, remote: String, root: String, spaceID: String, deviceName: String, device: X25519KeyPair) {
+        self.name = name
+        self.remote = remote
+        self.root = root
+        self.spaceID = spaceID
+        self.deviceName = deviceName
+        privateKey = device.privateKey.withUnsafeBytes { Data($0).base64EncodedString() }
+    }
+
+    public func deviceKeys() throws -> X25519KeyPair {
+        guard let bytes = Data(base64Encoded: privateKey) else { throw SpaceError.unknownFormat("this device's key in its own record") }
+        return try X25519KeyPair(privateKey: SecretBytes(bytes))
+    }
+
+    public func deviceID() throws -> String { try SpaceDevice.id(of: deviceKeys().publicKey) }
+
+    public var generation: Int { keys.keys.compactMap(Int.init).max() ?? 0 }
+
+    public func key(_ generation: Int) throws -> SpaceKey {
+        guard let text = keys[String(generation)], let bytes = Data(base64Encoded: text) else { throw SpaceError.missingKey(generation) }
+        return try SpaceKey(generation: generation, key: SecretBytes(bytes), spaceID: spaceID)
+    }
+
+    public mutating func hold(_ key: SpaceKey) {
+        keys[String(key.generation)] = key.key.withUnsafeBytes { Data($0).base64EncodedString() }
+    }
+
+    public mutating func report(_ problem: String) {
+        problems.append(problem)
+        if problems.count > Self.maximumProblems { problems.removeFirst(problems.count - Self.maximumProblems) }
+    }
+
+    public func tracked(_ service: String, _ account: String) -> Int? {
+        items.firstIndex { $0.service == service && $0.account == account }
+    }
+
+    public func tracked(entry: String) -> Int? {
+        items.firstIndex { $0.entry == entry }
+    }
+
+    public func encoded() throws -> SecretBytes {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var data = try encoder.encode(self)
+        defer { data.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
+        return SecretBytes(data)
+    }
+
+    public static func decoding(_ secret: SecretBytes) throws -> SpaceState {
+        guard let state = secret.withUnsafeBytes({ try? JSONDecoder().decode(SpaceState.self, from: Data($0)) }) else {
+            throw SpaceError.unknownFormat("a space's record in the local store")
+        }
+        return state
+    }
+}
