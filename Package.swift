@@ -126,7 +126,7 @@ let package = Package(
         // corpora and regressions are replayed by FuzzRegressionTests in every test run.
         .target(
             name: "VaultFuzzTargets",
-            dependencies: ["VaultSystem", "VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens", "VaultRemotes", "CGDBusShims"],
+            dependencies: ["VaultSystem", "VaultCore", "VaultProtocol", "VaultDaemon", "VaultCLI", "VaultClient", "VaultHelpers", "VaultStores", "VaultCrypto", "VaultTokens", "VaultRemotes", "VaultSpaces", "CGDBusShims"],
             path: "Fuzz/Targets"
         ),
         .executableTarget(name: "vault-fuzz", dependencies: ["VaultFuzzTargets"], path: "Fuzz/vault-fuzz"),

@@ -30,6 +30,7 @@ package enum FuzzTargets {
         FuzzTargetEntry(SessionImportTarget.self),
         FuzzTargetEntry(DBusArgumentsTarget.self),
         FuzzTargetEntry(EngineAnswerTarget.self),
+        FuzzTargetEntry(SpaceEntryTarget.self),
     ]
 
     package static func named(_ name: String) -> FuzzTargetEntry? {
