@@ -28,7 +28,13 @@ import VaultCore
         let server = try machine(bao)
         let created = try laptop.ctl("space", "create", "home", "--remote", "team", "--device", "laptop")
         try #require(created.status == 0, "\(created.stderr)")
-        let (join, output) = try server.startCtl(["space", "join", "home", "--remote", "team", "--device", "server", "--timeout", "60s"])
+        try join(server, as: "server", admittedBy: laptop, checkingAWrongWord: true)
+        return (bao, laptop, server)
+    }
+
+    /// `joiner` joins space `home` as `device`; `member` admits it by the words it printed.
+    func join(_ joiner: VaultHarness, as device: String, admittedBy member: VaultHarness, checkingAWrongWord: Bool = false) throws {
+        let (join, output) = try joiner.startCtl(["space", "join", "home", "--remote", "team", "--device", device, "--timeout", "60s"])
         var printed = Data()
         while !printed.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
@@ -39,14 +45,14 @@ import VaultCore
         try #require(line.hasPrefix("fingerprint: "), "\(line)")
         let words = line.dropFirst("fingerprint: ".count).split(separator: " ").map(String.init)
         #expect(words.count == 8)
-        // A wrong word admits nobody.
-        let wrong = try laptop.ctl(["space", "admit", "home"] + words.dropLast() + ["zipper" == words.last ? "zebra" : "zipper"])
-        #expect(wrong.status == 3 && wrong.stderr.contains("no device waiting to join"), "\(wrong.stderr)")
-        let admitted = try laptop.ctl(["space", "admit", "home"] + words)
+        if checkingAWrongWord {
+            let wrong = try member.ctl(["space", "admit", "home"] + words.dropLast() + ["zipper" == words.last ? "zebra" : "zipper"])
+            #expect(wrong.status == 3 && wrong.stderr.contains("no device waiting to join"), "\(wrong.stderr)")
+        }
+        let admitted = try member.ctl(["space", "admit", "home"] + words)
         try #require(admitted.status == 0, "\(admitted.stderr)")
         #expect(remotes.waitUntil(30) { !join.isRunning })
         #expect(join.terminationStatus == 0)
-        return (bao, laptop, server)
     }
 
     func sync(_ vault: VaultHarness) throws {

@@ -47,7 +47,7 @@ public final class RequestDispatcher: Sendable {
         // One request to a provider must fit in a refresh's budget (HTTPClient waits its timeout and 1 s more).
         let httpTimeout = min(catalog.configuration.httpTimeout, SessionRefresher.defaultBudget - 2)
         refresher = SessionRefresher(
-            transport: HTTPClient(timeout: httpTimeout), attemptTimeout: httpTimeout + 1, lock: StoreRefreshLock(store: store),
+            transport: HTTPClient(timeout: httpTimeout), attemptTimeout: httpTimeout + 1, lock: SpaceRefreshLock(local: StoreRefreshLock(store: store), spaces: spaces),
             load: { key in try store.read { try Self.session(key, in: $0) } },
             update: { key, change in
                 // Alone on the store: no other writer of this vaultd comes between the read and the write.
