@@ -149,6 +149,10 @@ import VaultCore
         try #require(copy != nil, "\(listed)")
         let status = try server.ctl("space", "status", "home").text
         #expect(status.contains("conflict: api (token)") && status.contains("space resolve"), "\(status)")
+        let overall = try server.ctl("status").text
+        #expect(overall.contains("space home: remote 'team', admitted, 1 item, 1 conflict"), "\(overall)")
+        let doctor = try server.ctl("doctor").text
+        #expect(doctor.contains("Spaces") && doctor.contains("conflict: api (token)"), "\(doctor)")
         // Resolved by taking the copy: its value is the item's everywhere.
         let resolved = try server.ctl("space", "resolve", "home", "api", "token", "--keep", "copy")
         #expect(resolved.status == 0, "\(resolved.stderr)")

@@ -93,3 +93,16 @@ extension Commands {
         for problem in space.problems { Output.line("refused from the engine: \(problem)") }
     }
 }
+
+extension Commands {
+    /// "space home: remote team, admitted, 3 items, 1 waiting to be pushed, 1 conflict, last pull …".
+    static func spaceSummary(_ space: SpaceInfo) -> String {
+        var parts = ["remote '\(space.remote)'", space.admitted ? "admitted" : "waiting to be admitted", "\(space.items) item\(space.items == 1 ? "" : "s")"]
+        if space.pending > 0 { parts.append("\(space.pending) waiting to be pushed") }
+        if space.heldBack > 0 { parts.append("\(space.heldBack) held back by access rules") }
+        if !space.conflicts.isEmpty { parts.append("\(space.conflicts.count) conflict\(space.conflicts.count == 1 ? "" : "s")") }
+        if !space.problems.isEmpty { parts.append("\(space.problems.count) entr\(space.problems.count == 1 ? "y" : "ies") refused") }
+        parts.append("last pull \(space.lastPull ?? "never")")
+        return "space \(space.name): " + parts.joined(separator: ", ")
+    }
+}

@@ -34,6 +34,7 @@ extension Commands {
             Output.line("session: \(session.service) (\(session.account)): \(session.session.map(Self.summary) ?? "unreadable")")
         }
         for remote in status.remotes { Output.line(Self.remoteSummary(remote)) }
+        for space in status.spaces { Output.line(Self.spaceSummary(space)) }
     }
 
     /// "supabase, alice@example.com, expires 2026-11-30T12:00:00Z" or "..., NEEDS SIGN-IN".
@@ -169,6 +170,15 @@ extension Commands {
             Output.line("")
             Output.line("Remote engines")
             for remote in report.remotes { Output.line("  " + Self.remoteSummary(remote)) }
+        }
+        if !report.spaces.isEmpty {
+            Output.line("")
+            Output.line("Spaces")
+            for space in report.spaces {
+                Output.line("  " + Self.spaceSummary(space))
+                for conflict in space.conflicts { Output.line("    conflict: \(conflict.service) (\(conflict.account)), the other edit kept as '\(conflict.copy)': vaultctl space resolve \(space.name) ... --keep item|copy") }
+                for problem in space.problems { Output.line("    refused from the engine: \(problem)") }
+            }
         }
         Output.line("")
         Output.line(report.selectedWorks ? "the store in use (\(report.selected.rawValue)) works" : "the store in use (\(report.selected.rawValue)) does NOT work: see FAIL above")

@@ -58,7 +58,9 @@ extension SpaceInfo: Encodable {
                   problems: body.problems ?? [], message: message)
     }
 
-    public func encode(to encoder: Encoder) throws {
+    public func encode(to encoder: Encoder) throws { try wire.encode(to: encoder) }
+
+    var wire: SpaceBody {
         var body = SpaceBody(name: name, remote: remote, path: path, device: device, deviceName: deviceName, admitted: admitted,
                              generation: generation, items: items, pending: pending)
         body.fingerprint = fingerprint.isEmpty ? nil : fingerprint
@@ -68,6 +70,6 @@ extension SpaceInfo: Encodable {
         body.lastPush = lastPush
         body.conflicts = conflicts.map { SpaceBody.Conflict(service: $0.service, account: $0.account, copy: $0.copy, device: $0.device, at: $0.at) }
         body.problems = problems
-        try body.encode(to: encoder)
+        return body
     }
 }

@@ -15,4 +15,6 @@ public struct DoctorReport: Sendable, Equatable {
     public var checks: [Check]
     /// Each remote engine, asked just now.
     public var remotes: [RemoteInfo] = []
+    /// Each space this device is in: its devices, pending pushes, conflicts, refusals.
+    public var spaces: [SpaceInfo] = []
 }

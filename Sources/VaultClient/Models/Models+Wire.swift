@@ -85,6 +85,7 @@ extension VaultStatus: Encodable {
         duplicateCount = max(0, body.duplicates ?? 0)
         (secretServiceProvider, secretServiceProviderReason) = (body.secretServiceProvider, body.secretServiceProviderReason)
         remotes = (body.remotes ?? []).map(RemoteInfo.init(wire:))
+        spaces = (body.spaces ?? []).map { SpaceInfo(wire: $0, message: nil) }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -97,6 +98,7 @@ extension VaultStatus: Encodable {
         if duplicateCount > 0 { body.duplicates = duplicateCount }
         (body.secretServiceProvider, body.secretServiceProviderReason) = (secretServiceProvider, secretServiceProviderReason)
         if !remotes.isEmpty { body.remotes = remotes.map(\.wire) }
+        if !spaces.isEmpty { body.spaces = spaces.map(\.wire) }
         try body.encode(to: encoder)
     }
 }
@@ -153,6 +155,7 @@ extension DoctorReport: Encodable {
         }
         self.init(selected: selected, selectedReason: body.selectedReason, selectedWorks: body.selectedWorks, checks: checks)
         remotes = (body.remotes ?? []).map(RemoteInfo.init(wire:))
+        spaces = (body.spaces ?? []).map { SpaceInfo(wire: $0, message: nil) }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -160,6 +163,7 @@ extension DoctorReport: Encodable {
             selected: selected.rawValue, selectedReason: selectedReason, selectedWorks: selectedWorks,
             checks: checks.map { CheckBody(store: $0.store.rawValue, name: $0.name, ok: $0.ok, detail: $0.detail) })
         if !remotes.isEmpty { body.remotes = remotes.map(\.wire) }
+        if !spaces.isEmpty { body.spaces = spaces.map(\.wire) }
         try body.encode(to: encoder)
     }
 }

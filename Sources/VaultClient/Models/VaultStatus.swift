@@ -30,4 +30,6 @@ public struct VaultStatus: Sendable, Equatable {
     public var secretServiceProviderReason: String?
     /// The remote engines (when unlocked).
     public var remotes: [RemoteInfo] = []
+    /// The spaces this device is in (when unlocked).
+    public var spaces: [SpaceInfo] = []
 }

@@ -34,6 +34,7 @@ extension RequestDispatcher {
         if storeStatus.duplicateCount > 0 { body.duplicates = storeStatus.duplicateCount }
         (body.secretServiceProvider, body.secretServiceProviderReason) = secretServiceProvider.current
         if !storeStatus.isLocked, let remotes = try? remotes.bodies(probe: false), !remotes.isEmpty { body.remotes = remotes }
+        if !storeStatus.isLocked, case let states = spaces.states(), !states.isEmpty { body.spaces = states.map { spaces.body($0, devices: false) } }
         return body
     }
 
@@ -167,6 +168,7 @@ extension RequestDispatcher {
         let reason = store.reasonChosen
         var report = try store.perform { active in Doctor(catalog: catalog, active: active, activeReason: reason, provider: secretServiceProvider.current, callerBinding: secretServiceProvider.callerBinding).run() }
         if let remotes = try? remotes.bodies(probe: true), !remotes.isEmpty { report.remotes = remotes }
+        if case let states = spaces.states(), !states.isEmpty { report.spaces = states.map { spaces.body($0, devices: true) } }
         return ResultBody(doctor: report)
     }
 }

@@ -6,9 +6,11 @@ public struct DoctorBody: Codable, Sendable, Equatable {
     public var checks: [CheckBody]
     /// Each remote engine, asked just now (absent when there are none).
     public var remotes: [RemoteBody]?
+    /// Each space this device is in (absent when none).
+    public var spaces: [SpaceBody]?
 
     enum CodingKeys: String, CodingKey {
-        case selected, checks, remotes
+        case selected, checks, remotes, spaces
         case selectedReason = "selected_reason"
         case selectedWorks = "selected_works"
     }

@@ -26,13 +26,15 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public var secretServiceProviderReason: String?
     /// The remote engines (when unlocked; absent when there are none).
     public var remotes: [RemoteBody]?
+    /// The spaces this device is in (when unlocked; absent when none).
+    public var spaces: [SpaceBody]?
 
     enum CodingKeys: String, CodingKey {
         case version, pid, backend, locked, location, exists, items, socket, unaddressable, duplicates
         case protocolVersion = "protocol"
         case backendReason = "backend_reason"
         case lockReason = "lock_reason"
-        case sessions, remotes
+        case sessions, remotes, spaces
         case secretServiceProvider = "secret_service_provider"
         case secretServiceProviderReason = "secret_service_provider_reason"
     }
