@@ -65,6 +65,8 @@ public final class RequestDispatcher: Sendable {
                 try store.perform { try $0.set(key, secret: try record.encoded(), changes: ItemChanges(label: label, kind: .session)) }
             },
             delete: { key in try store.perform { try $0.delete(key) } })
+        // A change a client made reaches the other devices within about a second, not a round later.
+        itemChanges.listen { [spaces] _ in spaces.nudge() }
     }
 
     /// The session stored under `key`; an error for a plain secret.

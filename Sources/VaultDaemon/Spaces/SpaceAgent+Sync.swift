@@ -23,8 +23,10 @@ extension SpaceAgent {
                 guard try checkAdmission(&state) else { return report }
             }
             do {
-                try pull(&state, &report)
-                try push(&state, &report)
+                try applying {
+                    try pull(&state, &report)
+                    try push(&state, &report)
+                }
             } catch {
                 try? save(state)
                 throw error

@@ -1,3 +1,4 @@
+import Foundation
 import VaultCore
 import VaultCrypto
 import VaultRemotes
@@ -24,6 +25,9 @@ final class SpaceAgent: Sendable {
     let isGuarded: @Sendable (ItemKey) -> Bool
     /// One round (or enrolment step) at a time per vaultd: a round reads, then writes the state.
     let rounds = AdaptiveLock<Void>(())
+    /// Whether a round is already due from `nudge`, and the queue it runs on.
+    private let nudged = AdaptiveLock<Bool>(false)
+    private let nudges = DispatchQueue(label: "vaultd.space-nudge")
 
     /// Where a space lives under its remote's prefix unless `--path` says otherwise.
     static let defaultFolder = "vault-spaces"
@@ -84,6 +88,30 @@ final class SpaceAgent: Sendable {
             do { devices[id] = try SpaceDevice(fields: entry.fields, id: id) } catch { refused.append("\(error)") }
         }
         return (devices, refused)
+    }
+
+    /// A local item changed: a round of every space runs about a second later (changes within
+    /// that second share it), so it reaches the other devices without waiting for the timer.
+    func nudge() {
+        // The agent's own writes (a pulled record applied) are no change to push.
+        guard Thread.current.threadDictionary[Self.applyingKey] == nil else { return }
+        guard nudged.withLock({ due in
+            defer { due = true }
+            return !due
+        }) else { return }
+        nudges.asyncAfter(deadline: .now() + 1) { [self] in
+            nudged.withLock { $0 = false }
+            syncAll()
+        }
+    }
+
+    static let applyingKey = "vault.space.applying"
+
+    /// Runs `body` (which writes local items from the space) so that its changes nudge no round.
+    func applying<R>(_ body: () throws -> R) rethrows -> R {
+        Thread.current.threadDictionary[Self.applyingKey] = true
+        defer { Thread.current.threadDictionary[Self.applyingKey] = nil }
+        return try body()
     }
 
     // MARK: Local items
