@@ -57,7 +57,11 @@ def open_entry(fields, kind, name, space_id, keys):
     if generation not in keys:
         raise ValueError(f"{name}: no key of generation {generation}")
     sealing = hkdf(keys[generation], space_id.encode(), b"vault space records v1")
-    sealed = base64.b64decode(fields["sealed"], validate=True)
+    text, part = fields["sealed"], 2
+    while f"sealed.{part}" in fields:
+        text += fields[f"sealed.{part}"]
+        part += 1
+    sealed = base64.b64decode(text, validate=True)
     aad = f"vault space {kind} v1".encode() + b"\0" + space_id.encode() + b"\0" + name.encode() + b"\0" + str(generation).encode()
     return generation, json.loads(AESGCM(sealing).decrypt(sealed[:12], sealed[12:], aad))
 

@@ -4,11 +4,14 @@ import VaultCrypto
 
 /// How an item record or the index sits in the engine: the KV v2 fields `format`
 /// (`vault-space-1`), `generation` (decimal) and `sealed` (base64 of nonce ‖ AES-256-GCM
-/// ciphertext ‖ tag, under the generation's sealing key). The authenticated data binds the entry
+/// ciphertext ‖ tag, under the generation's sealing key), cut after every `chunk` characters
+/// into `sealed`, `sealed.2`, `sealed.3`, … so that no field outgrows what an engine's answer
+/// may hold per field (a large index). The authenticated data binds the entry
 /// to its place: `vault space ENTRY v1` ‖ 0 ‖ space id ‖ 0 ‖ entry name ‖ 0 ‖ generation, so a
 /// record moved to another name, another space or another generation does not open.
 public enum SealedEntry {
     public static let format = "vault-space-1"
+    public static let chunk = 60_000
 
     public enum Kind: String, Sendable {
         case item
@@ -19,7 +22,12 @@ public enum SealedEntry {
         let sealed = try plaintext.withUnsafeBytes {
             try AESGCM.sealCombined($0, key: key.sealingKey, authenticating: aad(kind, name: name, spaceID: spaceID, generation: key.generation))
         }
-        return ["format": format, "generation": String(key.generation), "sealed": Data(sealed).base64EncodedString()]
+        var fields = ["format": format, "generation": String(key.generation)]
+        let text = Array(Data(sealed).base64EncodedString().utf8)
+        for (index, start) in stride(from: 0, to: max(text.count, 1), by: chunk).enumerated() {
+            fields[index == 0 ? "sealed" : "sealed.\(index + 1)"] = String(decoding: text[start..<min(start + chunk, text.count)], as: UTF8.self)
+        }
+        return fields
     }
 
     /// The generation `fields` claim to be sealed under (to find its key); throws for fields that
@@ -34,7 +42,13 @@ public enum SealedEntry {
 
     public static func open(_ fields: [String: String], as kind: Kind, name: String, spaceID: String, key: SpaceKey) throws -> SecretBytes {
         guard try generation(of: fields, name: name) == key.generation else { throw SpaceError.missingKey(try generation(of: fields, name: name)) }
-        guard let text = fields["sealed"], let sealed = Data(base64Encoded: text),
+        guard var text = fields["sealed"] else { throw SpaceError.tampered("entry \(name) holds no sealed record") }
+        var part = 2
+        while let more = fields["sealed.\(part)"] {
+            text += more
+            part += 1
+        }
+        guard let sealed = Data(base64Encoded: text),
               sealed.count >= AESGCM.nonceSize + AESGCM.tagSize else { throw SpaceError.tampered("entry \(name) holds no sealed record") }
         let bytes = Array(sealed)
         let box = AESGCM.SealedBox(nonce: Array(bytes[0..<AESGCM.nonceSize]),

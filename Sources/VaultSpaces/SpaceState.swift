@@ -2,10 +2,12 @@ import Foundation
 import VaultCore
 import VaultCrypto
 
-/// What one device keeps about a space, as a vault item of its own (`ItemKey.space`), encrypted
-/// like any item: where the space is, this device's key pair, the space keys it was given, and
-/// the state of each shared item as last synced, from which a round tells a local change (the
-/// item's `modified` moved) from one to pull (the index's `seq` for it moved).
+/// What one device keeps about a space, as vault items of its own, encrypted like any item: the
+/// space's record (`ItemKey.space`: where the space is, this device's key pair, the space keys it
+/// was given, conflicts, refusals) and one small item per shared item (`ItemKey.spaceItem`: its
+/// state as last synced, from which a round tells a local change, the item's `modified` moved,
+/// from one to pull, the index's `seq` for it moved), so a space of any size fits the store's
+/// size limit per item and sharing one item writes one small item.
 public struct SpaceState: Codable, Sendable {
     public struct Tracked: Codable, Sendable, Equatable {
         public var service: String
@@ -19,6 +21,9 @@ public struct SpaceState: Codable, Sendable {
         /// The local item's `modified` right after that sync; nil while the item is absent.
         public var modified: Int64?
         public var deleted: Bool
+
+        /// The id of its own item: SHA-256 of the names, each followed by a zero byte, 32 hex digits.
+        public var id: String { get throws { try SHA256.hash(Array(service.utf8) + [0] + Array(account.utf8) + [0]).prefix(16).lowercaseHex } }
 
         public init(service: String, account: String, entry: String = "", seq: Int = 0, version: Int = 0, modified: Int64? = nil, deleted: Bool = false) {
             self.service = service
@@ -73,6 +78,11 @@ public struct SpaceState: Codable, Sendable {
 
     public static let maximumProblems = 20
 
+    /// `items` are kept as items of their own, not in the space's record.
+    enum CodingKeys: String, CodingKey {
+        case name, remote, root, spaceID, deviceName, privateKey, keys, admitted, indexSeq, indexVersion, lastPull, lastPush, conflicts, problems
+    }
+
     public init(name: String, remote: String, root: String, spaceID: String, deviceName: String, device: X25519KeyPair) {
         self.name = name
         self.remote = remote
@@ -126,5 +136,20 @@ public struct SpaceState: Codable, Sendable {
             throw SpaceError.unknownFormat("a space's record in the local store")
         }
         return state
+    }
+}
+
+extension SpaceState.Tracked {
+    public func encoded() throws -> SecretBytes {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return SecretBytes(try encoder.encode(self))
+    }
+
+    public static func decoding(_ secret: SecretBytes) throws -> SpaceState.Tracked {
+        guard let tracked = secret.withUnsafeBytes({ try? JSONDecoder().decode(SpaceState.Tracked.self, from: Data($0)) }) else {
+            throw SpaceError.unknownFormat("a shared item's state in the local store")
+        }
+        return tracked
     }
 }

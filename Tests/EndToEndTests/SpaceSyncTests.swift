@@ -129,6 +129,34 @@ import VaultCore
         #expect(try remotes.waitUntil(10) { try server.ctl("space", "sync", "home").status == 0 && server.ctl("get", "vpn", "me").text == "v3" })
     }
 
+    /// A thousand shared items (the space's state is one small item per shared item, so no
+    /// size limit of one item caps a space), pushed and pulled in one round each.
+    @Test func aThousandItemsReachTheOtherMachine() throws {
+        let (bao, laptop, server) = try enrolled()
+        defer { withExtendedLifetime(bao) {} }
+        let program = """
+            import json, socket, sys
+            connection = socket.socket(socket.AF_UNIX)
+            connection.connect(sys.argv[1])
+            reader = connection.makefile("rb")
+            for i in range(1000):
+                for request in ({"op": "set", "service": "bulk", "account": f"item-{i:04d}", "secret": f"secret-{i:04d}"},
+                                {"op": "space_add", "name": "home", "service": "bulk", "account": f"item-{i:04d}"}):
+                    connection.sendall(json.dumps(request).encode() + b"\\n")
+                    answer = json.loads(reader.readline())
+                    if not answer["ok"]:
+                        sys.exit(answer["error"]["message"])
+            """
+        let added = try laptop.run(["/usr/bin/python3", "-c", program, laptop.socketPath])
+        try #require(added.status == 0, "\(added.stderr)")
+        try sync(laptop)
+        try sync(server)
+        #expect(try server.ctl("list", "bulk").text.split(separator: "\n").count == 1000)
+        #expect(try server.ctl("get", "bulk", "item-0999").text == "secret-0999")
+        let status = try JSONSerialization.jsonObject(with: Data(try laptop.ctl("space", "status", "home", "--json").stdout)) as? [String: Any]
+        #expect(status?["items"] as? Int == 1000 && status?["pending"] as? Int == 0, "\(String(describing: status))")
+    }
+
     @Test func twoEditsMadeApartKeepOneCurrentAndOneCopy() throws {
         let (bao, laptop, server) = try enrolled()
         defer { withExtendedLifetime(bao) {} }

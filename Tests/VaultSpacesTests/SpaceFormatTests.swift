@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VaultCore
 import VaultCrypto
@@ -60,6 +61,19 @@ import VaultCrypto
         // An item record put where the index goes does not open as the index.
         let name = try key.entryName(service: "s", account: "a")
         #expect(throws: SpaceError.self) { try SpaceIndex.opening(record().sealed(name: name, spaceID: spaceID, key: key), spaceID: spaceID, key: key) }
+    }
+
+    /// A large index is cut into fields of 60,000 characters (an engine answers at most 64 KiB
+    /// per field); all of them, in order, open it, and one missing does not.
+    @Test func aLargeIndexIsCutIntoFieldsThatOpenOnlyTogether() throws {
+        let key = try SpaceKey.generate(generation: 1, spaceID: spaceID)
+        let index = SpaceIndex(seq: 1, entries: Dictionary(uniqueKeysWithValues: (0..<2_000).map { (String(format: "%064x", $0), $0 + 1) }), writer: "d")
+        let fields = try index.sealed(spaceID: spaceID, key: key)
+        #expect(fields["sealed.2"] != nil && fields.values.allSatisfy { $0.utf8.count <= SealedEntry.chunk })
+        #expect(try SpaceIndex.opening(fields, spaceID: spaceID, key: key) == index)
+        var cut = fields
+        cut["sealed.2"] = nil
+        #expect(throws: SpaceError.self) { try SpaceIndex.opening(cut, spaceID: spaceID, key: key) }
     }
 
     @Test func aKeyGrantOpensOnlyAsGivenByTheAdmittingDevice() throws {

@@ -9,8 +9,10 @@ extension ItemKey {
     public static let remoteCacheService = "vault.kv"
     /// One item per space this device is in, account the space's name: `SpaceState` as JSON.
     public static let spacesService = "vault.space"
+    /// One item per item a space shares, account `SPACE/ID`: its `SpaceState.Tracked` as JSON.
+    public static let spaceItemsService = "vault.space-item"
     /// Every service vault keeps its own records under.
-    public static let reservedServices: Set<String> = [reservedService, remotesService, remoteCacheService, spacesService]
+    public static let reservedServices: Set<String> = [reservedService, remotesService, remoteCacheService, spacesService, spaceItemsService]
     /// How a remote secret is named in rules, approvals and the audit log: service `kv://REMOTE`, account `PATH`.
     public static let remoteScheme = "kv://"
 
@@ -25,6 +27,11 @@ extension ItemKey {
     /// The record of the space `name` (a name by `RemoteName`'s rules, checked by the caller).
     public static func space(_ name: String) -> ItemKey {
         try! ItemKey(service: spacesService, account: name)
+    }
+
+    /// The sync state of one shared item of space `name`, by its id (`SpaceState.Tracked.id`).
+    public static func spaceItem(_ name: String, _ id: String) -> ItemKey {
+        try! ItemKey(service: spaceItemsService, account: name + "/" + id)
     }
 
     public static func remoteSecret(_ name: RemoteName, _ path: KVPath) -> ItemKey {

@@ -25,6 +25,9 @@ final class SpaceAgent: Sendable {
     let isGuarded: @Sendable (ItemKey) -> Bool
     /// One round (or enrolment step) at a time per vaultd: a round reads, then writes the state.
     let rounds = AdaptiveLock<Void>(())
+    /// Each space's shared items as stored (`ItemKey.spaceItem`), by id: read once, kept in step
+    /// by `save`, emptied before the store locks.
+    private let trackedItems = AdaptiveLock<[String: [String: SpaceState.Tracked]]>([:])
     /// Whether a round is already due from `nudge`, and the queue it runs on.
     private let nudged = AdaptiveLock<Bool>(false)
     private let nudges = DispatchQueue(label: "vaultd.space-nudge")
@@ -40,6 +43,7 @@ final class SpaceAgent: Sendable {
         self.changes = changes
         self.logger = logger
         self.clock = clock
+        store.beforeLocking { [trackedItems] _ in trackedItems.withLock { $0.removeAll() } }
     }
 
     static func checkName(_ name: String) throws {
@@ -51,14 +55,42 @@ final class SpaceAgent: Sendable {
     func state(_ name: String) throws -> SpaceState {
         try Self.checkName(name)
         do {
-            return try SpaceState.decoding(store.read { try $0.get(.space(name)).secret })
+            var state = try SpaceState.decoding(store.read { try $0.get(.space(name)).secret })
+            state.items = try tracked(name).values.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+            return state
         } catch VaultError.notFound {
             throw VaultError.absent("no space named '\(name)' on this device: create it with 'vaultctl space create \(name) --remote REMOTE', or join it with 'vaultctl space join \(name) --remote REMOTE'")
         }
     }
 
+    /// Saves the space's record, and of its shared items those that changed (or went).
     func save(_ state: SpaceState) throws {
-        _ = try store.perform { try $0.set(.space(state.name), secret: try state.encoded(), changes: ItemChanges(label: "space \(state.name)", kind: .access)) }
+        let stored = try tracked(state.name)
+        var current: [String: SpaceState.Tracked] = [:]
+        for item in state.items { current[try item.id] = item }
+        try store.perform { store in
+            _ = try store.set(.space(state.name), secret: try state.encoded(), changes: ItemChanges(label: "space \(state.name)", kind: .access))
+            for (id, item) in current where stored[id] != item {
+                _ = try store.set(.spaceItem(state.name, id), secret: try item.encoded(), changes: ItemChanges(kind: .access))
+            }
+            for id in stored.keys where current[id] == nil { try? store.delete(.spaceItem(state.name, id)) }
+        }
+        trackedItems.withLock { $0[state.name] = current }
+    }
+
+    /// The shared items of space `name` as stored, by id.
+    private func tracked(_ name: String) throws -> [String: SpaceState.Tracked] {
+        if let known = trackedItems.withLock({ $0[name] }) { return known }
+        let prefix = name + "/"
+        let items = try store.read { store -> [String: SpaceState.Tracked] in
+            var items: [String: SpaceState.Tracked] = [:]
+            for info in try store.list(service: ItemKey.spaceItemsService) where info.key.account.hasPrefix(prefix) {
+                items[String(info.key.account.dropFirst(prefix.count))] = try SpaceState.Tracked.decoding(store.get(info.key).secret)
+            }
+            return items
+        }
+        trackedItems.withLock { $0[name] = items }
+        return items
     }
 
     /// Every space this device is in or joining; records that cannot be read are logged.
