@@ -98,11 +98,32 @@ import VaultCore
         try sync(laptop)
         try sync(server)
         #expect(try server.ctl("get", "db.example.com", "alice").status == 3)
-        // An item with access rules is never shared.
+        // An item with access rules is never shared; one given rules after it was shared is held back.
         #expect(try laptop.ctl(["set", "guarded", "x"], input: Array("g".utf8)).status == 0)
         #expect(try laptop.ctl("allow", "guarded", "x", "/bin/true").status == 0)
         let refused = try laptop.ctl("space", "add", "home", "guarded", "x")
         #expect(refused.status == 2 && refused.stderr.contains("access rules"), "\(refused.stderr)")
+        #expect(try laptop.ctl(["set", "later", "x"], input: Array("l1".utf8)).status == 0)
+        #expect(try laptop.ctl("space", "add", "home", "later", "x").status == 0)
+        try sync(laptop)
+        try sync(server)
+        #expect(try laptop.ctl("allow", "later", "x", "/bin/true").status == 0)
+        #expect(try laptop.ctl(["set", "later", "x"], input: Array("l2".utf8)).status == 0)
+        try sync(laptop)
+        try sync(server)
+        #expect(try server.ctl("get", "later", "x").text == "l1")
+        let held = try JSONSerialization.jsonObject(with: Data(try laptop.ctl("space", "status", "home", "--json").stdout)) as? [String: Any]
+        #expect(held?["heldBack"] as? Int == 1 && held?["pending"] as? Int == 0, "\(String(describing: held))")
+        // Taken out of the space: gone from the other machine, kept here.
+        #expect(try laptop.ctl("disallow", "later", "x", "/bin/true").status == 0)
+        let removed = try laptop.ctl("space", "remove", "home", "later", "x")
+        #expect(removed.status == 0, "\(removed.stderr)")
+        try sync(server)
+        #expect(try server.ctl("get", "later", "x").status == 3)
+        #expect(try laptop.ctl("get", "later", "x").text == "l2")
+        // A second space of the same name on this device is refused.
+        let again = try laptop.ctl("space", "create", "home", "--remote", "team")
+        #expect(again.status == 6, "\(again.stderr)")
     }
 
     /// Offline (the engine stopped), a machine keeps working from its local store; its change
@@ -155,6 +176,18 @@ import VaultCore
         #expect(try server.ctl("get", "bulk", "item-0999").text == "secret-0999")
         let status = try JSONSerialization.jsonObject(with: Data(try laptop.ctl("space", "status", "home", "--json").stdout)) as? [String: Any]
         #expect(status?["items"] as? Int == 1000 && status?["pending"] as? Int == 0, "\(String(describing: status))")
+    }
+
+    /// Not admitted in time: exit 5, and asking again waits with the same keys (the same words).
+    @Test func joiningAgainKeepsTheSameFingerprint() throws {
+        let (bao, _, _) = try enrolled()
+        let late = try machine(bao)
+        let first = try late.ctl("space", "join", "home", "--remote", "team", "--timeout", "1s")
+        #expect(first.status == 5 && first.stderr.contains("not admitted"), "\(first.stderr)")
+        let second = try late.ctl("space", "join", "home", "--remote", "team", "--timeout", "1s")
+        #expect(second.status == 5 && first.text.hasPrefix("fingerprint: ") && second.text == first.text, "\(first.text) \(second.text)")
+        let unknown = try late.ctl("space", "join", "elsewhere", "--remote", "team", "--timeout", "1s")
+        #expect(unknown.status == 3 && unknown.stderr.contains("holds no space"), "\(unknown.stderr)")
     }
 
     @Test func twoEditsMadeApartKeepOneCurrentAndOneCopy() throws {
