@@ -10,6 +10,9 @@ public enum SpaceError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownFormat(String)
     /// A generation of the key this device does not hold (it was removed, or not yet given it).
     case missingKey(Int)
+    /// A record for an item that has access rules on this device: such an item is never written
+    /// from a space, so its rules cannot be walked around through another device.
+    case guardedHere(String)
 
     public var description: String {
         switch self {
@@ -17,6 +20,7 @@ public enum SpaceError: Error, Equatable, Sendable, CustomStringConvertible {
         case .rolledBack(let what): "refused an entry rolled back: \(what)"
         case .unknownFormat(let what): "refused an entry of an unknown format: \(what)"
         case .missingKey(let generation): "this device holds no key of generation \(generation)"
+        case .guardedHere(let what): "not applied: \(what) has access rules on this device, and such an item is never written from a space"
         }
     }
 }

@@ -121,6 +121,20 @@ import VaultCore
         try sync(server)
         #expect(try server.ctl("get", "later", "x").status == 3)
         #expect(try laptop.ctl("get", "later", "x").text == "l2")
+        // Another device's record for an item that has rules here is neither applied nor copied.
+        func guardedModified() throws -> String? {
+            let items = try JSONSerialization.jsonObject(with: Data(try laptop.ctl("list", "guarded", "--json").stdout)) as? [[String: Any]]
+            return items?.first { $0["account"] as? String == "x" }?["modified"] as? String
+        }
+        let before = try guardedModified()
+        #expect(before != nil)
+        #expect(try server.ctl(["set", "guarded", "x"], input: Array("from-elsewhere".utf8)).status == 0)
+        #expect(try server.ctl("space", "add", "home", "guarded", "x").status == 0)
+        try sync(server)
+        try sync(laptop)
+        #expect(try guardedModified() == before)
+        #expect(!(try laptop.ctl("list").text.contains("(conflict from")))
+        #expect(try laptop.ctl("space", "status", "home").text.contains("has access rules on this device"))
         // A second space of the same name on this device is refused.
         let again = try laptop.ctl("space", "create", "home", "--remote", "team")
         #expect(again.status == 6, "\(again.stderr)")

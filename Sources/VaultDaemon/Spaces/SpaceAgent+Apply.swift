@@ -17,6 +17,8 @@ extension SpaceAgent {
         guard !key.isReserved, kind != nil, kind != .access, let secret = record.secretBytes else {
             throw SpaceError.tampered("entry \(entry) holds a record of a kind or name this device does not take from a space")
         }
+        // Neither overwritten nor copied out: a conflict copy would carry its secret without its rules.
+        guard !isGuarded(key) else { throw SpaceError.guardedHere("\(key)") }
         let position = state.tracked(record.service, record.account) ?? {
             state.items.append(SpaceState.Tracked(service: record.service, account: record.account))
             return state.items.count - 1
