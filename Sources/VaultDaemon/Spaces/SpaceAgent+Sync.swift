@@ -71,7 +71,9 @@ extension SpaceAgent {
         guard index.seq >= state.indexSeq else {
             return refuse("\(SpaceError.rolledBack("the index went back from seq \(state.indexSeq) to \(index.seq)"))", &state, &report)
         }
-        let moved = index.entries.filter { name, seq in state.tracked(entry: name).map { state.items[$0].seq != seq } ?? true }
+        var seqs: [String: Int] = [:]
+        for item in state.items where !item.entry.isEmpty { seqs[item.entry] = item.seq }
+        let moved = index.entries.filter { name, seq in seqs[name] != seq }
         let read = try engine(state.remote, root: state.root, doing: "pulling space '\(state.name)'") { engine throws(EngineError) in
             try moved.keys.sorted().map { name throws(EngineError) in (name, try engine.read(SpaceEngine.item(name))) }
         }

@@ -25,7 +25,7 @@ final class SpaceAgent: Sendable {
     let isGuarded: @Sendable (ItemKey) -> Bool
     /// One round (or enrolment step) at a time per vaultd: a round reads, then writes the state.
     let rounds = AdaptiveLock<Void>(())
-    /// Each space's shared items as stored (`ItemKey.spaceItem`), by id: read once, kept in step
+    /// Each space's shared items as stored (`ItemKey.spaceItem`), by their names: read once, kept in step
     /// by `save`, emptied before the store locks.
     private let trackedItems = AdaptiveLock<[String: [String: SpaceState.Tracked]]>([:])
     /// Whether a round is already due from `nudge`, and the queue it runs on.
@@ -67,25 +67,30 @@ final class SpaceAgent: Sendable {
     func save(_ state: SpaceState) throws {
         let stored = try tracked(state.name)
         var current: [String: SpaceState.Tracked] = [:]
-        for item in state.items { current[try item.id] = item }
+        current.reserveCapacity(state.items.count)
+        for item in state.items { current[Self.names(item)] = item }
         try store.perform { store in
             _ = try store.set(.space(state.name), secret: try state.encoded(), changes: ItemChanges(label: "space \(state.name)", kind: .access))
-            for (id, item) in current where stored[id] != item {
-                _ = try store.set(.spaceItem(state.name, id), secret: try item.encoded(), changes: ItemChanges(kind: .access))
+            for (names, item) in current where stored[names] != item {
+                _ = try store.set(.spaceItem(state.name, try item.id), secret: try item.encoded(), changes: ItemChanges(kind: .access))
             }
-            for id in stored.keys where current[id] == nil { try? store.delete(.spaceItem(state.name, id)) }
+            for (names, item) in stored where current[names] == nil { try? store.delete(.spaceItem(state.name, try item.id)) }
         }
         trackedItems.withLock { $0[state.name] = current }
     }
 
-    /// The shared items of space `name` as stored, by id.
+    /// A shared item's names as one key (a zero byte between them) for the in-memory maps.
+    static func names(_ item: SpaceState.Tracked) -> String { item.service + "\u{0}" + item.account }
+
+    /// The shared items of space `name` as stored, by `names`.
     private func tracked(_ name: String) throws -> [String: SpaceState.Tracked] {
         if let known = trackedItems.withLock({ $0[name] }) { return known }
         let prefix = name + "/"
         let items = try store.read { store -> [String: SpaceState.Tracked] in
             var items: [String: SpaceState.Tracked] = [:]
             for info in try store.list(service: ItemKey.spaceItemsService) where info.key.account.hasPrefix(prefix) {
-                items[String(info.key.account.dropFirst(prefix.count))] = try SpaceState.Tracked.decoding(store.get(info.key).secret)
+                let item = try SpaceState.Tracked.decoding(store.get(info.key).secret)
+                items[Self.names(item)] = item
             }
             return items
         }
