@@ -53,7 +53,7 @@ extension SpaceInfo: Encodable {
         self.init(name: body.name, remote: body.remote, path: body.path, device: body.device, deviceName: body.deviceName, admitted: body.admitted,
                   generation: body.generation, fingerprint: body.fingerprint ?? [],
                   devices: (body.devices ?? []).map { Device(id: $0.id, name: $0.name, state: $0.state, isCurrent: $0.current ?? false) },
-                  items: body.items, pending: body.pending, heldBack: body.heldBack ?? 0, lastPull: body.lastPull, lastPush: body.lastPush,
+                  items: body.items, pending: body.pending ?? 0, heldBack: body.heldBack ?? 0, lastPull: body.lastPull, lastPush: body.lastPush,
                   conflicts: (body.conflicts ?? []).map { Conflict(service: $0.service, account: $0.account, copy: $0.copy, device: $0.device, at: $0.at) },
                   problems: body.problems ?? [], message: message)
     }

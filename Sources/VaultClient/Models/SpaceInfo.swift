@@ -29,6 +29,7 @@ public struct SpaceInfo: Sendable, Equatable {
     /// Empty when the engine could not be asked.
     public var devices: [Device]
     public var items: Int
+    /// Items changed here and not pushed yet (0 in `addToSpace`'s answer, which does not count them).
     public var pending: Int
     public var heldBack: Int
     public var lastPull: String?

@@ -22,7 +22,8 @@ extension RequestDispatcher {
             result.message = "admitted device '\(device.name)' to space '\(name)'"
             result.space = spaces.body(try spaces.state(name), devices: true)
         case .spaceAdd:
-            result.space = spaces.body(try spaces.add(name, service: try Self.required(request.service, "service"), account: try Self.required(request.account, "account")), devices: false)
+            result.space = spaces.body(try spaces.add(name, service: try Self.required(request.service, "service"), account: try Self.required(request.account, "account")),
+                                       devices: false, counts: false)
         case .spaceRemove:
             result.space = spaces.body(try spaces.remove(name, service: try Self.required(request.service, "service"), account: try Self.required(request.account, "account")), devices: false)
         case .spaceResolve:

@@ -25,7 +25,7 @@ extension SpaceAgent {
         }()
         let tracked = state.items[position]
         let local = localItem(record.service, record.account)
-        let changedHere = tracked.seq == 0 && tracked.modified == nil ? local != nil : Self.isPending(tracked, local)
+        let changedHere = tracked.seq == 0 && tracked.modified == nil ? local != nil : Self.isPending(tracked, local?.info)
         state.items[position].entry = entry
         state.items[position].seq = record.seq
         state.items[position].version = version

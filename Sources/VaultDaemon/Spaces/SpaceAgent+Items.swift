@@ -13,10 +13,10 @@ extension SpaceAgent {
             throw VaultError.invalidInput("\(key) has access rules (or vaultd asks approval for every item), which hold on this device only: it is not shared; remove its rules first ('vaultctl rules \(service.shellQuoted) \(account.shellQuoted)')")
         }
         return try rounds.withLock { _ in
-            var state = try state(name)
+            // One small record written, not the space's whole state: sharing many items stays linear.
+            let state = try record(name)
             guard state.admitted else { throw VaultError.invalidInput("this device is not admitted to space '\(name)' yet") }
-            if state.tracked(service, account) == nil { state.items.append(SpaceState.Tracked(service: service, account: account)) }
-            try save(state)
+            try track(SpaceState.Tracked(service: service, account: account), in: name)
             return state
         }
     }
@@ -75,12 +75,15 @@ extension SpaceAgent {
 
     /// How the space stands; `devices` asks the engine for its device list (skipped, not
     /// failed, when the engine cannot be reached).
-    func body(_ state: SpaceState, devices: Bool) -> SpaceBody {
+    /// `counts`: count the items waiting to be pushed (one listing of the local items).
+    func body(_ state: SpaceState, devices: Bool, counts: Bool = true) -> SpaceBody {
         let me = (try? state.deviceID()) ?? ""
-        let pending = state.items.filter { Self.isPending($0, localItem($0.service, $0.account)) }
+        let infos = counts ? localInfos() : [:]
+        let pending = counts ? state.items.filter { Self.isPending($0, infos[Self.names($0)]) } : []
         let held = pending.filter(isHeldBack).count
         var body = SpaceBody(name: state.name, remote: state.remote, path: state.root, device: me, deviceName: state.deviceName,
-                             admitted: state.admitted, generation: state.generation, items: state.items.count, pending: pending.count - held)
+                             admitted: state.admitted, generation: state.generation, items: (try? trackedCount(state.name)) ?? state.items.count,
+                             pending: counts ? pending.count - held : nil)
         if !state.admitted, let keys = try? state.deviceKeys() { body.fingerprint = try? FingerprintWords.of(publicKey: keys.publicKey, spaceID: state.spaceID) }
         if devices, let listed = try? engine(state.remote, root: state.root, doing: "listing the devices of space '\(state.name)'", { engine throws(EngineError) in try Self.devices(engine).devices }) {
             body.devices = listed.sorted { $0.value.name < $1.value.name }.map { SpaceBody.Device(id: $0.key, name: $0.value.name, state: $0.value.state.rawValue, current: $0.key == me ? true : nil) }

@@ -117,9 +117,10 @@ extension SpaceAgent {
         let me = try state.deviceID()
         let key = try state.key(state.generation)
         var writes: [(tracked: Int, entry: String, fields: [String: String], cas: Int, record: SpaceItemRecord, modified: Int64?)] = []
+        let infos = localInfos()
         for (position, tracked) in state.items.enumerated() {
+            guard Self.isPending(tracked, infos[Self.names(tracked)]), !isHeldBack(tracked) else { continue }
             let local = localItem(tracked.service, tracked.account)
-            guard Self.isPending(tracked, local), !isHeldBack(tracked) else { continue }
             let now = Int64(clock() * 1000)
             let record = local.map {
                 // The edit's own time, not the push's: the later edit wins a conflict.
@@ -178,9 +179,9 @@ extension SpaceAgent {
     }
 
     /// Whether the local item moved since its last sync (created, changed or deleted here).
-    static func isPending(_ tracked: SpaceState.Tracked, _ local: Item?) -> Bool {
+    static func isPending(_ tracked: SpaceState.Tracked, _ local: ItemInfo?) -> Bool {
         guard let local else { return tracked.seq > 0 && !tracked.deleted }
-        return tracked.seq == 0 || tracked.deleted || local.info.modified != tracked.modified
+        return tracked.seq == 0 || tracked.deleted || local.modified != tracked.modified
     }
 
     /// Records the entries' new seqs in the index (and drops entries `dropping`, moved to a new

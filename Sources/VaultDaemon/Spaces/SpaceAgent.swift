@@ -53,15 +53,31 @@ final class SpaceAgent: Sendable {
     // MARK: State
 
     func state(_ name: String) throws -> SpaceState {
+        var state = try record(name)
+        state.items = try tracked(name).values.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+        return state
+    }
+
+    /// The space's record without its shared items (`state` reads those too).
+    func record(_ name: String) throws -> SpaceState {
         try Self.checkName(name)
         do {
-            var state = try SpaceState.decoding(store.read { try $0.get(.space(name)).secret })
-            state.items = try tracked(name).values.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
-            return state
+            return try SpaceState.decoding(store.read { try $0.get(.space(name)).secret })
         } catch VaultError.notFound {
             throw VaultError.absent("no space named '\(name)' on this device: create it with 'vaultctl space create \(name) --remote REMOTE', or join it with 'vaultctl space join \(name) --remote REMOTE'")
         }
     }
+
+    /// Starts sharing one item: its record written alone (nothing when already shared).
+    func track(_ item: SpaceState.Tracked, in name: String) throws {
+        var items = try tracked(name)
+        guard items[Self.names(item)] == nil else { return }
+        _ = try store.perform { try $0.set(.spaceItem(name, try item.id), secret: try item.encoded(), changes: ItemChanges(kind: .access)) }
+        items[Self.names(item)] = item
+        trackedItems.withLock { $0[name] = items }
+    }
+
+    func trackedCount(_ name: String) throws -> Int { try tracked(name).count }
 
     /// Saves the space's record, and of its shared items those that changed (or went).
     func save(_ state: SpaceState) throws {
@@ -152,6 +168,16 @@ final class SpaceAgent: Sendable {
     }
 
     // MARK: Local items
+
+    /// Every local item's info (no secret read), by `names`: what a round or a status compares
+    /// its shared items with, in one listing.
+    func localInfos() -> [String: ItemInfo] {
+        let infos = (try? store.read { try $0.list(service: nil) }) ?? []
+        var byNames: [String: ItemInfo] = [:]
+        byNames.reserveCapacity(infos.count)
+        for info in infos { byNames[info.key.service + "\u{0}" + info.key.account] = info }
+        return byNames
+    }
 
     func localItem(_ service: String, _ account: String) -> Item? {
         guard let key = try? ItemKey(service: service, account: account) else { return nil }

@@ -47,7 +47,8 @@ public struct SpaceBody: Codable, Sendable, Equatable {
     public var fingerprint: [String]?
     public var devices: [Device]?
     public var items: Int
-    public var pending: Int
+    /// Items changed here and not pushed yet (absent when not counted: `space_add`'s answer).
+    public var pending: Int?
     /// Items that are not pushed because they have access rules (a rule stays on its device).
     public var heldBack: Int?
     public var lastPull: String?
@@ -55,7 +56,7 @@ public struct SpaceBody: Codable, Sendable, Equatable {
     public var conflicts: [Conflict]?
     public var problems: [String]?
 
-    public init(name: String, remote: String, path: String, device: String, deviceName: String, admitted: Bool, generation: Int, items: Int, pending: Int) {
+    public init(name: String, remote: String, path: String, device: String, deviceName: String, admitted: Bool, generation: Int, items: Int, pending: Int?) {
         self.name = name
         self.remote = remote
         self.path = path
