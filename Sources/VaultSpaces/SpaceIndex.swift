@@ -21,9 +21,7 @@ public struct SpaceIndex: Codable, Sendable, Equatable {
     public static let name = "index"
 
     public func sealed(spaceID: String, key: SpaceKey) throws -> [String: String] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try SealedEntry.seal(SecretBytes(try encoder.encode(self)), as: .index, name: Self.name, spaceID: spaceID, key: key)
+        try SealedEntry.seal(secretJSON(), as: .index, name: Self.name, spaceID: spaceID, key: key)
     }
 
     public static func opening(_ fields: [String: String], spaceID: String, key: SpaceKey) throws -> SpaceIndex {

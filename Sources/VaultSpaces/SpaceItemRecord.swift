@@ -38,13 +38,7 @@ public struct SpaceItemRecord: Codable, Sendable, Equatable {
     }
 
     /// The record's JSON, the intermediate copy wiped.
-    func encoded() throws -> SecretBytes {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        var data = try encoder.encode(self)
-        defer { data.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        return SecretBytes(data)
-    }
+    func encoded() throws -> SecretBytes { try secretJSON() }
 
     static func decoding(_ plaintext: SecretBytes) throws -> SpaceItemRecord {
         let record = try plaintext.withUnsafeBytes { try JSONDecoder().decode(SpaceItemRecord.self, from: Data($0)) }

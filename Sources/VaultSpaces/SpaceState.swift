@@ -123,13 +123,7 @@ public struct SpaceState: Codable, Sendable {
         items.firstIndex { $0.entry == entry }
     }
 
-    public func encoded() throws -> SecretBytes {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        var data = try encoder.encode(self)
-        defer { data.withUnsafeMutableBytes { SecretBytes.wipe($0) } }
-        return SecretBytes(data)
-    }
+    public func encoded() throws -> SecretBytes { try secretJSON() }
 
     public static func decoding(_ secret: SecretBytes) throws -> SpaceState {
         guard let state = secret.withUnsafeBytes({ try? JSONDecoder().decode(SpaceState.self, from: Data($0)) }) else {
@@ -140,11 +134,7 @@ public struct SpaceState: Codable, Sendable {
 }
 
 extension SpaceState.Tracked {
-    public func encoded() throws -> SecretBytes {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return SecretBytes(try encoder.encode(self))
-    }
+    public func encoded() throws -> SecretBytes { try secretJSON() }
 
     public static func decoding(_ secret: SecretBytes) throws -> SpaceState.Tracked {
         guard let tracked = secret.withUnsafeBytes({ try? JSONDecoder().decode(SpaceState.Tracked.self, from: Data($0)) }) else {

@@ -96,7 +96,8 @@ final class SpaceAgent: Sendable {
     }
 
     /// A shared item's names as one key (a zero byte between them) for the in-memory maps.
-    static func names(_ item: SpaceState.Tracked) -> String { item.service + "\u{0}" + item.account }
+    static func names(_ item: SpaceState.Tracked) -> String { names(item.service, item.account) }
+    static func names(_ service: String, _ account: String) -> String { service + "\u{0}" + account }
 
     /// The shared items of space `name` as stored, by `names`.
     private func tracked(_ name: String) throws -> [String: SpaceState.Tracked] {
@@ -175,7 +176,7 @@ final class SpaceAgent: Sendable {
         let infos = (try? store.read { try $0.list(service: nil) }) ?? []
         var byNames: [String: ItemInfo] = [:]
         byNames.reserveCapacity(infos.count)
-        for info in infos { byNames[info.key.service + "\u{0}" + info.key.account] = info }
+        for info in infos { byNames[Self.names(info.key.service, info.key.account)] = info }
         return byNames
     }
 

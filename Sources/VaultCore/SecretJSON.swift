@@ -3,12 +3,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import VaultCore
 
 /// The stored records' one encoding: JSON with sorted keys, straight into `SecretBytes`, the
 /// intermediate copy wiped.
 extension Encodable {
-    func secretJSON() throws -> SecretBytes {
+    public func secretJSON() throws -> SecretBytes {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var data = try encoder.encode(self)
