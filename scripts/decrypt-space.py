@@ -4,10 +4,12 @@
 
 Usage: decrypt-space.py ENTRIES_JSON DEVICE_KEY_FILE
 ENTRIES_JSON: a JSON object of the space's entries as the engine holds them, each path under the
-space's root (`space`, `index`, `devices/ID`, `keys/ID`, `items/NAME`) mapped to its KV v2 fields.
+space's root (`space`, `index`, `devices/ID`, `keys/ID`, `handover/ID`, `items/NAME`) mapped to
+its KV v2 fields.
 DEVICE_KEY_FILE: a device's X25519 private key, 32 bytes in hex.
-Prints {"generations": [...], "index": {...}, "items": [...], "refused": [...]} as JSON: every
-key generation the device opens, the index and each item record those keys open (secrets in
+Prints {"generations": [...], "handover": ..., "index": {...}, "items": [...], "refused": [...]}
+as JSON: every key generation the device opens, the wrapping token handed to it (if still there),
+the index and each item record those keys open (secrets in
 base64, as stored), and what did not open. For recovery and for checking that the format
 document is complete; vault itself never runs it. Exit 1 with a message on bad input.
 """
@@ -97,7 +99,18 @@ def main():
             keys[generation] = open_grant(base64.b64decode(value), device, sender, context)
         except (InvalidTag, ValueError):
             refused.append(f"keys/{me}: generation {generation}")
-    result = {"generations": sorted(keys), "index": None, "items": [], "refused": refused}
+    result = {"generations": sorted(keys), "handover": None, "index": None, "items": [], "refused": refused}
+    handover = entries.get(f"handover/{me}")
+    if handover is not None:
+        sender = admitted.get(handover.get("by", ""))
+        context = b"vault space handover v1\0" + space_id.encode() + b"\0" + me.encode()
+        try:
+            if sender is None:
+                raise InvalidTag()
+            result["handover"] = {"wrapping_token": open_grant(base64.b64decode(handover["token"]), device, sender, context).decode(),
+                                  "kind": handover.get("kind")}
+        except (InvalidTag, ValueError, KeyError):
+            refused.append(f"handover/{me}: does not open")
     if "index" in entries:
         try:
             result["index"] = open_entry(entries["index"], "index", "index", space_id, keys)[1]

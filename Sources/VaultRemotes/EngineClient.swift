@@ -117,10 +117,13 @@ public struct EngineClient: Sendable {
 
     // MARK: Transport
 
-    func send(_ method: String, _ path: String, token: String?, json: [String: Any]? = nil) throws(EngineError) -> Data {
+    /// `wrapTTL`: seconds the engine keeps the answer for one unwrap (`X-Vault-Wrap-TTL`),
+    /// answering `wrap_info` instead.
+    func send(_ method: String, _ path: String, token: String?, json: [String: Any]? = nil, wrapTTL: Int? = nil) throws(EngineError) -> Data {
         guard let url = URL(string: settings.url + path) else { throw .malformed("the remote's address and path do not make a URL") }
         var headers = ["X-Vault-Request": "true"]
         if let token { headers["X-Vault-Token"] = token }
+        if let wrapTTL { headers["X-Vault-Wrap-TTL"] = "\(wrapTTL)s" }
         var body: Data?
         if let json {
             body = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])

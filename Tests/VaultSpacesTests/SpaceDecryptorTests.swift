@@ -39,8 +39,11 @@ import VaultTestSupport
         entries["items/" + name] = try record.sealed(name: name, spaceID: spaceID, key: first)
         entries["index"] = try SpaceIndex(seq: 3, entries: [name: 2], writer: try laptop.id).sealed(spaceID: spaceID, key: first)
 
+        entries["handover/\(try server.id)"] = try SpaceHandover.fields(wrapping: "s.wrap", orphan: false, to: server, from: laptopKeys, admitterID: try laptop.id, spaceID: spaceID)
+
         let read = try decrypt(entries, as: serverKeys, in: directory)
         #expect(read["generations"] as? [Int] == [1] && (read["refused"] as? [String])?.isEmpty == true, "\(read)")
+        #expect((read["handover"] as? [String: Any])?["wrapping_token"] as? String == "s.wrap" && (read["handover"] as? [String: Any])?["kind"] as? String == "child")
         let items = read["items"] as? [[String: Any]] ?? []
         #expect(items.count == 1 && items.first?["account"] as? String == "alice" && items.first?["secret"] as? String == "AAH/")
         #expect((read["index"] as? [String: Any])?["seq"] as? Int == 3)

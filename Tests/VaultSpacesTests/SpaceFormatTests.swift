@@ -94,6 +94,27 @@ import VaultCrypto
         #expect(try SpaceKeyGrant.keys(in: fields, for: engineKeys, spaceID: spaceID, admitters: [admitterID: admitter]).keys.isEmpty)
     }
 
+    @Test func aHandoverOpensOnlyForItsDeviceAsHandedByAnAdmittedOne() throws {
+        let admitterKeys = try X25519KeyPair.generate(), joinerKeys = try X25519KeyPair.generate(), engineKeys = try X25519KeyPair.generate()
+        let admitter = SpaceDevice(name: "laptop", publicKey: admitterKeys.publicKey, state: .admitted)
+        let joiner = SpaceDevice(name: "server", publicKey: joinerKeys.publicKey, state: .pending)
+        let admitterID = try admitter.id
+        let fields = try SpaceHandover.fields(wrapping: "s.wrapping-token", orphan: true, to: joiner, from: admitterKeys, admitterID: admitterID, spaceID: spaceID)
+        #expect(fields["kind"] == "orphan" && !fields.values.contains { $0.contains("wrapping-token") })
+        let opened = try SpaceHandover.wrapping(in: fields, for: joinerKeys, spaceID: spaceID, admitters: [admitterID: admitter])
+        #expect(opened.wrapping == "s.wrapping-token" && opened.by == admitterID)
+        // Another device, another space, an admitter not admitted, or a seal made by the engine: refused.
+        #expect(throws: SpaceError.self) { try SpaceHandover.wrapping(in: fields, for: engineKeys, spaceID: spaceID, admitters: [admitterID: admitter]) }
+        #expect(throws: SpaceError.self) { try SpaceHandover.wrapping(in: fields, for: joinerKeys, spaceID: "other", admitters: [admitterID: admitter]) }
+        var pending = admitter
+        pending.state = .pending
+        #expect(throws: SpaceError.self) { try SpaceHandover.wrapping(in: fields, for: joinerKeys, spaceID: spaceID, admitters: [admitterID: pending]) }
+        let forged = try SpaceHandover.fields(wrapping: "s.engine-token", orphan: true, to: joiner, from: engineKeys, admitterID: admitterID, spaceID: spaceID)
+        #expect(throws: SpaceError.self) { try SpaceHandover.wrapping(in: forged, for: joinerKeys, spaceID: spaceID, admitters: [admitterID: admitter]) }
+        let notAToken = try SpaceHandover.fields(wrapping: "two words", orphan: true, to: joiner, from: admitterKeys, admitterID: admitterID, spaceID: spaceID)
+        #expect(throws: SpaceError.self) { try SpaceHandover.wrapping(in: notAToken, for: joinerKeys, spaceID: spaceID, admitters: [admitterID: admitter]) }
+    }
+
     @Test func aDeviceEntryMustHoldTheKeyOfItsID() throws {
         let keys = try X25519KeyPair.generate()
         let device = SpaceDevice(name: "phone", publicKey: keys.publicKey, state: .pending)

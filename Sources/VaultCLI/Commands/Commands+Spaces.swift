@@ -34,6 +34,10 @@ extension Commands {
             space = try vault.spaceStatus(name)
         }
         Output.line("admitted to space '\(name)': \(space.items) item\(space.items == 1 ? "" : "s") shared so far; they arrive at the next round")
+        if space.remote != remote {
+            Output.line("it syncs with the engine credential handed over, kept as remote '\(space.remote)'")
+        }
+        for problem in space.problems { Output.error(problem) }
     }
 
     func spaceAdmit(_ arguments: ParsedArguments) throws {

@@ -18,8 +18,8 @@ extension RequestDispatcher {
             let (state, _) = try spaces.join(name, remote: try Self.required(request.remote, "remote"), path: request.path, deviceName: Self.deviceName(request.device))
             result.space = spaces.body(state, devices: false)
         case .spaceAdmit:
-            let device = try spaces.admit(name, words: request.words ?? [])
-            result.message = "admitted device '\(device.name)' to space '\(name)'"
+            let (device, handedOver) = try spaces.admit(name, words: request.words ?? [])
+            result.message = "admitted device '\(device.name)' to space '\(name)'; \(handedOver)"
             result.space = spaces.body(try spaces.state(name), devices: true)
         case .spaceAdd:
             result.space = spaces.body(try spaces.add(name, service: try Self.required(request.service, "service"), account: try Self.required(request.account, "account")),

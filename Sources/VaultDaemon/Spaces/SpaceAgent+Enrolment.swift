@@ -81,22 +81,27 @@ extension SpaceAgent {
     func checkAdmission(_ state: inout SpaceState) throws -> Bool {
         let device = try state.deviceKeys()
         let me = try state.deviceID()
-        let (grants, devices) = try engine(state.remote, root: state.root, doing: "checking the keys of space '\(state.name)'") { engine throws(EngineError) in
-            (try engine.read(SpaceEngine.keys(me))?.fields ?? [:], try Self.devices(engine).devices)
+        let wasAdmitted = state.admitted
+        let (grants, devices, handover) = try engine(state.remote, root: state.root, doing: "checking the keys of space '\(state.name)'") { engine throws(EngineError) in
+            (try engine.read(SpaceEngine.keys(me))?.fields ?? [:], try Self.devices(engine).devices,
+             wasAdmitted ? nil : try engine.read(SpaceEngine.handover(me))?.fields)
         }
-        let opened = try SpaceKeyGrant.keys(in: grants, for: device, spaceID: state.spaceID, admitters: devices.filter { $0.value.state == .admitted })
+        let admitters = devices.filter { $0.value.state == .admitted }
+        let opened = try SpaceKeyGrant.keys(in: grants, for: device, spaceID: state.spaceID, admitters: admitters)
         for problem in opened.refused { state.report(problem) }
         for key in opened.keys.values where state.keys[String(key.generation)] == nil { state.hold(key) }
         if !state.admitted, !opened.keys.isEmpty {
             state.admitted = true
             logger.info("space '\(state.name)': admitted")
+            if let handover { takeHandover(handover, into: &state, admitters: admitters) }
         }
         return state.admitted
     }
 
     /// Admits the pending device whose fingerprint is `words`: every key generation this device
-    /// holds is sealed to it, and its entry marked admitted. Answers the device.
-    func admit(_ name: String, words: [String]) throws -> SpaceDevice {
+    /// holds is sealed to it, an engine credential handed over (`handOver`), and its entry marked
+    /// admitted. Answers the device and what was handed over.
+    func admit(_ name: String, words: [String]) throws -> (SpaceDevice, String) {
         let typed = FingerprintWords.normalized(words)
         guard typed.count == FingerprintWords.count else {
             throw VaultError.invalidInput("a fingerprint is \(FingerprintWords.count) words, as 'vaultctl space join' printed them; \(typed.count) were given")
@@ -107,11 +112,13 @@ extension SpaceAgent {
             let device = try state.deviceKeys()
             let me = try state.deviceID()
             let keys = try state.keys.keys.compactMap(Int.init).sorted().map { try state.key($0) }
-            let admitted = try engine(state.remote, root: state.root, doing: "admitting a device to space '\(name)'") { engine throws(EngineError) -> SpaceDevice? in
+            let outcome = try engine(state.remote, root: state.root, doing: "admitting a device to space '\(name)'") { engine throws(EngineError) -> (SpaceDevice, String)? in
                 let pending = try Self.devices(engine).devices.filter { $0.value.state == .pending }
                 guard let (id, found) = pending.first(where: { (try? FingerprintWords.of(publicKey: $0.value.publicKey, spaceID: state.spaceID)) == typed }) else {
                     return nil
                 }
+                // The handover first: a device that finds its keys finds its credential too.
+                let handedOver = try Self.handOver(to: found, id: id, in: engine, space: name, spaceID: state.spaceID, from: device, admitterID: me)
                 var grant = try engine.read(SpaceEngine.keys(id))?.fields ?? [:]
                 do {
                     for key in keys { grant.merge(try SpaceKeyGrant.fields(key, to: found, from: device, admitterID: me, spaceID: state.spaceID)) { $1 } }
@@ -123,13 +130,13 @@ extension SpaceAgent {
                 admitted.state = .admitted
                 admitted.admittedBy = me
                 _ = try engine.write(SpaceEngine.device(id), admitted.fields, cas: nil)
-                return admitted
+                return (admitted, handedOver)
             }
-            guard let admitted else {
+            guard let (admitted, handedOver) = outcome else {
                 throw VaultError.absent("no device waiting to join space '\(name)' has the fingerprint '\(typed.joined(separator: " "))': check the words the joining machine printed, and that it is still waiting")
             }
-            logger.info("space '\(name)': admitted device '\(admitted.name)'")
-            return admitted
+            logger.info("space '\(name)': admitted device '\(admitted.name)'; \(handedOver)")
+            return (admitted, handedOver)
         }
     }
 }

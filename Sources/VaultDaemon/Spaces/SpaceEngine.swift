@@ -14,6 +14,7 @@ struct SpaceEngine {
     static func device(_ id: String) -> String { "devices/" + id }
     static func keys(_ id: String) -> String { "keys/" + id }
     static func item(_ name: String) -> String { "items/" + name }
+    static func handover(_ id: String) -> String { "handover/" + id }
 
     func path(_ entry: String) throws(EngineError) -> KVPath {
         do {
