@@ -6,7 +6,8 @@ import VaultSpaces
 /// beside it as a conflict copy (a local item, not shared), listed by `space status` and
 /// `doctor` until `space resolve`. A deletion never wins over an edit: nothing is lost.
 extension SpaceAgent {
-    func apply(_ record: SpaceItemRecord, entry: String, version: Int, _ state: inout SpaceState, _ report: inout RoundReport) throws {
+    /// `position`: the item's place in `state.items` (nil: not tracked yet; it is appended).
+    func apply(_ record: SpaceItemRecord, entry: String, version: Int, at position: Int?, _ state: inout SpaceState, _ report: inout RoundReport) throws {
         let key: ItemKey
         let kind = ItemKind(rawValue: record.kind)
         do {
@@ -19,7 +20,7 @@ extension SpaceAgent {
         }
         // Neither overwritten nor copied out: a conflict copy would carry its secret without its rules.
         guard !isGuarded(key) else { throw SpaceError.guardedHere("\(key)") }
-        let position = state.tracked(record.service, record.account) ?? {
+        let position = position ?? {
             state.items.append(SpaceState.Tracked(service: record.service, account: record.account))
             return state.items.count - 1
         }()

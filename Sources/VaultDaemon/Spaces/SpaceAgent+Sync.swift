@@ -71,8 +71,12 @@ extension SpaceAgent {
         guard index.seq >= state.indexSeq else {
             return refuse("\(SpaceError.rolledBack("the index went back from seq \(state.indexSeq) to \(index.seq)"))", &state, &report)
         }
-        var seqs: [String: Int] = [:]
-        for item in state.items where !item.entry.isEmpty { seqs[item.entry] = item.seq }
+        var seqs: [String: Int] = [:], positions: [String: Int] = [:]
+        positions.reserveCapacity(state.items.count)
+        for (position, item) in state.items.enumerated() {
+            positions[Self.names(item)] = position
+            if !item.entry.isEmpty { seqs[item.entry] = item.seq }
+        }
         let moved = index.entries.filter { name, seq in seqs[name] != seq }
         let read = try engine(state.remote, root: state.root, doing: "pulling space '\(state.name)'") { engine throws(EngineError) in
             try moved.keys.sorted().map { name throws(EngineError) in (name, try engine.read(SpaceEngine.item(name))) }
@@ -86,16 +90,21 @@ extension SpaceAgent {
                 let record = try SpaceItemRecord.opening(entry.fields, name: name, spaceID: state.spaceID,
                                                          key: state.key(SealedEntry.generation(of: entry.fields, name: name)))
                 let listed = index.entries[name] ?? 0
-                let held = state.tracked(record.service, record.account).map { state.items[$0].seq } ?? 0
+                let names = Self.names(record.service, record.account)
+                let position = positions[names]
+                let held = position.map { state.items[$0].seq } ?? 0
                 guard record.seq >= listed, record.seq >= held else {
                     throw SpaceError.rolledBack("item entry \(name) holds seq \(record.seq), below \(max(listed, held)) already seen")
                 }
-                if record.seq == held, let tracked = state.tracked(record.service, record.account) {
-                    state.items[tracked].entry = name
-                    state.items[tracked].version = entry.version
+                if record.seq == held, let position {
+                    state.items[position].entry = name
+                    state.items[position].version = entry.version
                     continue
                 }
-                try apply(record, entry: name, version: entry.version, &state, &report)
+                // apply appends an item it did not track (after its checks), even when it then fails.
+                let count = state.items.count
+                defer { if state.items.count > count { positions[names] = count } }
+                try apply(record, entry: name, version: entry.version, at: position, &state, &report)
                 report.pulled += 1
             } catch let error as SpaceError {
                 refuse("\(error)", &state, &report)
@@ -157,7 +166,7 @@ extension SpaceAgent {
                 // Another device wrote it first: settle it now; a local edit that wins is pushed next round.
                 do {
                     let record = try SpaceItemRecord.opening(theirs.fields, name: write.entry, spaceID: state.spaceID, key: key)
-                    try apply(record, entry: write.entry, version: theirs.version, &state, &report)
+                    try apply(record, entry: write.entry, version: theirs.version, at: state.tracked(record.service, record.account), &state, &report)
                 } catch let error as SpaceError {
                     refuse("\(error)", &state, &report)
                 }
