@@ -87,22 +87,29 @@ public enum AESGCM {
     /// Decrypts and verifies; the plaintext comes back as wiped-on-release bytes.
     /// Fails with `.authenticationFailed` when the key, nonce, AAD, ciphertext or tag is wrong.
     public static func open(_ box: SealedBox, key: SecretBytes, authenticating aad: [UInt8]) throws -> SecretBytes {
-        try check(key: key, nonce: box.nonce)
-        guard box.tag.count == tagSize else { throw CryptoError.invalidParameters("GCM tag must be \(tagSize) bytes") }
+        try box.nonce.withUnsafeBytes { nonce in
+            try box.ciphertext.withUnsafeBytes { ciphertext in
+                try box.tag.withUnsafeBytes { tag in try open(nonce: nonce, ciphertext: ciphertext, tag: tag, key: key, authenticating: aad) }
+            }
+        }
+    }
+
+    /// `open` of a box whose parts lie in the caller's buffers (a record kept as the file holds
+    /// it, without an array per part).
+    public static func open(
+        nonce: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, key: SecretBytes, authenticating aad: [UInt8]
+    ) throws -> SecretBytes {
+        guard key.count == keySize else { throw CryptoError.invalidParameters("AES-256 key must be \(keySize) bytes") }
+        guard nonce.count == nonceSize else { throw CryptoError.invalidParameters("GCM nonce must be \(nonceSize) bytes") }
+        guard tag.count == tagSize else { throw CryptoError.invalidParameters("GCM tag must be \(tagSize) bytes") }
         let context = try Context.current()
         defer { context.scrub() }
-        try context.begin(encrypt: false, key: key, nonce: box.nonce)
+        try context.begin(encrypt: false, key: key, nonce: nonce)
         try context.addAAD(aad)
-        var tag = box.tag
-        return try SecretBytes(count: box.ciphertext.count) { (out) in
-            if box.ciphertext.count > 0 {
-                try box.ciphertext.withUnsafeBytes { (input) in
-                    try context.update(input: input, output: out)
-                }
-            }
-            let ok = tag.withUnsafeMutableBytes {
-                EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagSize), $0.baseAddress)
-            }
+        return try SecretBytes(count: ciphertext.count) { (out) in
+            if ciphertext.count > 0 { try context.update(input: ciphertext, output: out) }
+            // OpenSSL's SET_TAG takes a mutable pointer but only reads the tag.
+            let ok = EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagSize), UnsafeMutableRawPointer(mutating: tag.baseAddress))
             guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CTRL_GCM_SET_TAG") }
             do {
                 try context.finish()
@@ -152,12 +159,14 @@ public enum AESGCM {
 
         /// Sets the key, the nonce and the direction, and starts a new message.
         func begin(encrypt: Bool, key: SecretBytes, nonce: [UInt8]) throws {
+            try nonce.withUnsafeBytes { try begin(encrypt: encrypt, key: key, nonce: $0) }
+        }
+
+        func begin(encrypt: Bool, key: SecretBytes, nonce: UnsafeRawBufferPointer) throws {
             let ok = key.withUnsafeBytes { keyBuffer in
-                nonce.withUnsafeBufferPointer { nonceBuffer in
-                    EVP_CipherInit_ex(
-                        pointer, nil, nil, keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self), nonceBuffer.baseAddress,
-                        encrypt ? 1 : 0)
-                }
+                EVP_CipherInit_ex(
+                    pointer, nil, nil, keyBuffer.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), encrypt ? 1 : 0)
             }
             guard ok == 1 else { throw CryptoError.fromOpenSSL("EVP_CipherInit_ex") }
         }

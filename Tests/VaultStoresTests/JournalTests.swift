@@ -19,7 +19,7 @@ import VaultSystem
     }
 
     static func secret(_ vault: OpenVault, _ itemKey: ItemKey) throws -> String? {
-        guard let entry = vault.table.entries[itemKey] else { return nil }
+        guard let entry = vault.table[itemKey] else { return nil }
         return String(decoding: try entry.payload.openSecret(vaultID: vault.keyBlock.vaultID, key: vault.dataKey).unprotectedBytes, as: UTF8.self)
     }
 
@@ -92,7 +92,7 @@ import VaultSystem
         #expect(entries.count == 4, "the torn bytes were cut before the new entry")
         let vault = try Self.decode(after, key: dataKey)
         #expect(try Self.secret(vault, key("s", "b")) == "b" && Self.secret(vault, key("s", "c")) == "c")
-        #expect(vault.table.entries[key("s", "a")]?.info.attributes == ["x": "y"])
+        #expect(vault.table[key("s", "a")]?.info.attributes == ["x": "y"])
         #expect(try FileFormatUpgradeTests.decrypt(path, directory).keys.sorted() == ["s/a", "s/b", "s/c"])
         // The first store, which saw the file before it was cut, catches up too.
         #expect(try store.list(service: "s").map(\.key.account) == ["a", "b", "c"])
@@ -199,7 +199,7 @@ import VaultSystem
         let (_, entries) = try Self.entries(full)
         let vault = try Self.decode(full, key: dataKey)
         let lastTag = Self.tag(of: entries[1])
-        let idA = vault.table.entries[key("s", "a")]!.payload.itemID, idB = vault.table.entries[key("s", "b")]!.payload.itemID
+        let idA = vault.table[key("s", "a")]!.payload.itemID, idB = vault.table[key("s", "b")]!.payload.itemID
         let vaultID = vault.keyBlock.vaultID
 
         func upsertBody(_ record: SealedRecord, trailing: [UInt8] = []) -> [UInt8] {

@@ -5,10 +5,10 @@ import VaultSystem
 final class SortedKeys: Sendable {
     private let sorted = AdaptiveLock<[ItemKey]?>(nil)
 
-    func keys<Payload>(of entries: [ItemKey: ItemTable<Payload>.Entry]) -> [ItemKey] {
+    func keys(of positions: [ItemKey: UInt32]) -> [ItemKey] {
         sorted.withLock { sorted in
             if let sorted { return sorted }
-            let keys = entries.keys.sorted()
+            let keys = positions.keys.sorted()
             sorted = keys
             return keys
         }

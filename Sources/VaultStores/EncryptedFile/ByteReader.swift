@@ -22,6 +22,17 @@ struct ByteReader {
         return Array(bytes[offset..<offset + count])
     }
 
+    /// Passes over `count` bytes, which must be there.
+    mutating func skip(count: Int, _ what: String) throws {
+        guard count >= 0, count <= remaining else {
+            throw Error(description: "\(what) needs \(count) bytes at offset \(offset), only \(remaining) left")
+        }
+        offset += count
+    }
+
+    /// A copy of the bytes from `start` to where reading stands.
+    func bytes(from start: Int) -> [UInt8] { Array(bytes[start..<offset]) }
+
     mutating func readUInt8(_ what: String) throws -> UInt8 { try readInteger(what) }
     mutating func readUInt16(_ what: String) throws -> UInt16 { try readInteger(what) }
     mutating func readUInt32(_ what: String) throws -> UInt32 { try readInteger(what) }

@@ -166,7 +166,7 @@ extension EncryptedFileStore {
     /// took the old one's place (flushing the directory failed), `vault` follows the file on disk
     /// (its identity changes) before the error is thrown.
     func persist(_ vault: inout OpenVault) throws {
-        let records = vault.table.entries.values.sorted { $0.info.key < $1.info.key }.map(\.payload)
+        let records = vault.table.entries.sorted { $0.info.key < $1.info.key }.map(\.payload)
         let bytes = try VaultFile(keyBlock: vault.keyBlock, records: records).encoded(dataKey: vault.dataKey)
         AtomicFileWriter.removeLeftovers(besides: path)
         do {

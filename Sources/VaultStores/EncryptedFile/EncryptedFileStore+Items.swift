@@ -84,7 +84,7 @@ extension EncryptedFileStore {
     static func seal(
         _ key: ItemKey, secret: SecretBytes, changes: ItemChanges, mustBeNew: Bool, now: Int64, _ vault: OpenVault
     ) throws -> OpenVault.Change {
-        let itemID = try (vault.table.entries[key]?.payload.itemID) ?? SecureRandom.bytes(VaultFileFormat.itemIDSize)
+        let itemID = try (vault.table[key]?.payload.itemID) ?? SecureRandom.bytes(VaultFileFormat.itemIDSize)
         let info = try vault.table.metadataForWrite(key, changes: changes, mustBeNew: mustBeNew, now: now)
         let record = try SealedRecord.seal(info: info, secret: secret, itemID: itemID, vaultID: vault.keyBlock.vaultID, key: vault.dataKey)
         return .upsert(info, record)

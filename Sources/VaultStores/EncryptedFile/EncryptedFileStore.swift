@@ -94,7 +94,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     /// Applies the journal's item ids to the snapshot's, without a key.
     static func countItems(_ bytes: [UInt8], path: String) throws -> Int {
         let envelope = try VaultFile.decodeEnvelope(bytes, path: path)
-        var ids = Set(try VaultFile.decodeRecords(bytes, envelope: envelope, path: path).map(\.itemID))
+        var ids = Set(try VaultFile.decodeRecords(bytes, envelope: envelope, path: path).map(\.id))
         let entries = try bytes.withUnsafeBytes { buffer in
             try VaultJournal.read(
                 UnsafeRawBufferPointer(rebasing: buffer[envelope.snapshotSize...]), start: envelope.snapshotSize,
@@ -102,8 +102,8 @@ public final class EncryptedFileStore: PassphraseProtected {
         }
         for entry in entries {
             switch entry {
-            case .upsert(let record): ids.insert(record.itemID)
-            case .deletion(let itemID): ids.remove(itemID)
+            case .upsert(let record): ids.insert(record.id)
+            case .deletion(let itemID): ids.remove(ItemID(itemID))
             }
         }
         return ids.count
@@ -206,7 +206,7 @@ public final class EncryptedFileStore: PassphraseProtected {
     func reencrypt(_ vault: inout OpenVault) throws {
         let newKey = try SecureRandom.secretBytes(AESGCM.keySize)
         var table = ItemTable<SealedRecord>()
-        for entry in vault.table.entries.values {
+        for entry in vault.table.entries {
             let secret: SecretBytes
             do {
                 secret = try entry.payload.openSecret(vaultID: vault.keyBlock.vaultID, key: vault.dataKey)

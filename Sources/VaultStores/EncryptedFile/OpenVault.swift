@@ -39,7 +39,7 @@ struct OpenVault: Sendable {
     var dataKey: SecretBytes
     var keyBlock: VaultKeyBlock
     var table: ItemTable<SealedRecord>
-    var keysByID: [[UInt8]: ItemKey]
+    var keysByID: [ItemID: ItemKey]
     /// The file as last read or written, to notice when another process changes it.
     var identity: FileStatus?
     /// nil while the file is version 1, which has no journal: the next write compacts it.
@@ -53,6 +53,8 @@ struct OpenVault: Sendable {
         let (file, dataKey, snapshotSize) = try VaultFile.open(bytes, path: path, unwrap: unwrap)
         var vault = OpenVault(dataKey: dataKey, keyBlock: file.keyBlock, table: ItemTable(), keysByID: [:], identity: identity, journal: nil)
         let version = file.keyBlock.version
+        vault.table.reserveCapacity(file.records.count)
+        vault.keysByID.reserveCapacity(file.records.count)
         for record in file.records {
             var record = record
             let info = try vault.openMetadata(record, version: version, path: path)
@@ -60,10 +62,10 @@ struct OpenVault: Sendable {
                 // Held (and written next) in the current layout; the secret's box is the same in both.
                 record.metadata = try SealedRecord.sealMetadata(info, itemID: record.itemID, vaultID: file.keyBlock.vaultID, key: dataKey)
             }
-            guard vault.keysByID[record.itemID] == nil, vault.table.entries[info.key] == nil else {
+            guard vault.keysByID[record.id] == nil, vault.table[info.key] == nil else {
                 throw VaultError.corruptVault(path: path, detail: "an item appears twice")
             }
-            vault.keysByID[record.itemID] = info.key
+            vault.keysByID[record.id] = info.key
             vault.table.restore(info, payload: record)
         }
         guard version >= 2 else { return vault }
@@ -83,7 +85,7 @@ struct OpenVault: Sendable {
             case .upsert(let record):
                 try apply(.upsert(try openMetadata(record, version: VaultFileFormat.version, path: path), record), path: path)
             case .deletion(let itemID):
-                guard let key = keysByID[itemID] else {
+                guard let key = keysByID[ItemID(itemID)] else {
                     throw VaultError.corruptVault(path: path, detail: "the journal deletes an item the vault does not hold")
                 }
                 try apply(.deletion(key, itemID: itemID), path: path)
@@ -97,14 +99,15 @@ struct OpenVault: Sendable {
     mutating func apply(_ change: Change, path: String) throws {
         switch change {
         case .upsert(let info, let record):
-            if let other = table.entries[info.key], other.payload.itemID != record.itemID {
+            let id = record.id
+            if let other = table[info.key], other.payload.id != id {
                 throw VaultError.corruptVault(path: path, detail: "two items have the same name")
             }
-            if let old = keysByID[record.itemID], old != info.key { _ = try table.remove(old) }
-            keysByID[record.itemID] = info.key
+            if let old = keysByID[id], old != info.key { _ = try table.remove(old) }
+            keysByID[id] = info.key
             table.restore(info, payload: record)
         case .deletion(let key, let itemID):
-            keysByID[itemID] = nil
+            keysByID[ItemID(itemID)] = nil
             _ = try table.remove(key)
         }
     }

@@ -128,21 +128,16 @@ package struct VaultFile: Sendable {
 
     /// One record: item id, metadata box, secret box (in the snapshot and in journal upserts).
     static func readRecord(_ reader: inout ByteReader, _ what: String) throws -> SealedRecord {
-        let itemID = try reader.read(count: VaultFileFormat.itemIDSize, "\(what) id")
-        let metadata = try readBox(&reader, "\(what) metadata")
-        let secret = try readBox(&reader, "\(what) secret")
-        return SealedRecord(itemID: itemID, metadata: metadata, secret: secret)
+        let start = reader.offset
+        try reader.skip(count: VaultFileFormat.itemIDSize, "\(what) id")
+        try skipBox(&reader, "\(what) metadata")
+        try skipBox(&reader, "\(what) secret")
+        return SealedRecord(checked: reader.bytes(from: start))
     }
 
     /// Appends a record as `readRecord` reads it.
     static func appendRecord(_ record: SealedRecord, to body: inout ByteWriter) {
-        body.append(raw: record.itemID)
-        for box in [record.metadata, record.secret] {
-            body.append(UInt32(box.ciphertext.count))
-            body.append(raw: box.nonce)
-            body.append(raw: box.ciphertext)
-            body.append(raw: box.tag)
-        }
+        body.append(raw: record.bytes)
     }
 
     /// Checks the snapshot MAC: proves the snapshot was written by a holder of `dataKey`.
@@ -179,14 +174,13 @@ package struct VaultFile: Sendable {
         return VaultKeyBlock(parameters: parameters, salt: salt, vaultID: vaultID, wrappedKey: wrapped)
     }
 
-    private static func readBox(_ reader: inout ByteReader, _ what: String) throws -> AESGCM.SealedBox {
+    private static func skipBox(_ reader: inout ByteReader, _ what: String) throws {
         let length = Int(try reader.readUInt32("\(what) length"))
         guard length <= ItemLimits.maxSecretBytes + 16 * 1024 else {
             throw ByteReader.Error(description: "\(what) claims \(length) bytes")
         }
-        return AESGCM.SealedBox(
-            nonce: try reader.read(count: AESGCM.nonceSize, "\(what) nonce"),
-            ciphertext: try reader.read(count: length, what),
-            tag: try reader.read(count: AESGCM.tagSize, "\(what) tag"))
+        try reader.skip(count: AESGCM.nonceSize, "\(what) nonce")
+        try reader.skip(count: length, what)
+        try reader.skip(count: AESGCM.tagSize, "\(what) tag")
     }
 }
