@@ -69,16 +69,16 @@ extension Commands {
         // Nothing is invisible: items vault cannot address are rows too, marked, with the reason.
         Output.table(
             header: ["SERVICE", "ACCOUNT", "LABEL", "KIND", "MODIFIED", "NOTE"],
-            rows: listing.items.map { item in
+            rows: [AnySequence(listing.items.lazy.map { item in
                 var note = item.session.map(Self.summary) ?? ""
                 if item.duplicates > 0 {
                     note += (note.isEmpty ? "" : "; ") + "\(item.duplicates + 1) items under this name (another tool wrote its own): the newest is read, all are written"
                 }
                 return [item.service, item.account, item.label, item.kind.rawValue, Output.time(item.modified), note]
-            } + listing.unaddressable.map { item in
+            }), AnySequence(listing.unaddressable.map { item in
                 [Self.shortened(item.service), item.account.map(Self.shortened) ?? "(none)", Self.shortened(item.label), "unaddressable",
                  Timestamp.rfc3339(milliseconds: item.modified), item.reason]
-            })
+            })].joined())
         if !listing.unaddressable.isEmpty && Output.stdoutIsTerminal {
             Output.error("\(listing.unaddressable.count) item(s) cannot be read or changed with vaultctl: see their NOTE")
         }

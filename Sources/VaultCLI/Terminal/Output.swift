@@ -44,17 +44,18 @@ enum Output {
     /// Columns padded to their widest cell on a terminal; tab-separated (no header) for scripts.
     /// Written in blocks of about 64 KiB, not a `write` per row: a listing of 10,000 items was
     /// 10,000 system calls and a quarter of `vaultctl list`'s time.
-    static func table(header: [String], rows: [[String]]) {
+    /// `rows` is read once when stdout is not a terminal (each row made, written and released in
+    /// turn: a listing of 100,000 items is never held as cells twice).
+    static func table<Rows: Sequence>(header: [String], rows: Rows) where Rows.Element == [String] {
         // Before joining: a tab or newline inside a cell would split it for scripts. The joined
         // line needs no second pass: its only control characters are the tabs and newline put there.
-        let rows = rows.map { $0.map { $0.replacingControlCharacters() } }
         var block = TableBlock()
         if !stdoutIsTerminal {
-            for row in rows { block.append(row, separator: "\t", widths: nil) }
+            for row in rows { block.append(row.map { $0.replacingControlCharacters() }, separator: "\t", widths: nil) }
             block.flush()
             return
         }
-        let all = [header.map { $0.replacingControlCharacters() }] + rows
+        let all = [header.map { $0.replacingControlCharacters() }] + rows.map { $0.map { $0.replacingControlCharacters() } }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         for row in all { block.append(row, separator: "  ", widths: widths) }
         block.flush()

@@ -14,8 +14,8 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     /// Every entry, in no particular order.
     public private(set) var entries: [Entry] = []
     private var positions: [ItemKey: UInt32] = [:]
-    /// The keys in order, for paged listing: sorted on first use, replaced (not changed) by every
-    /// mutation, so a copy of the table keeps the order that matches its own entries.
+    /// The entries' positions in key order, for listing: sorted on first use, replaced (not
+    /// changed) by every mutation, so a copy of the table keeps the order that matches its own entries.
     private var order = SortedKeys()
 
     public init() {}
@@ -98,7 +98,7 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     }
 
     public func list(service: String?) -> [ItemInfo] {
-        guard let service else { return order.keys(of: positions).map { entries[Int(positions[$0]!)].info } }
+        guard let service else { return order.positions(of: entries).map { entries[Int($0)].info } }
         return entries.lazy.map(\.info).filter { $0.key.service == service }.sorted { $0.key < $1.key }
     }
 
@@ -106,21 +106,22 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     /// `service`'s when given: one page of a listing. After the first page of a table that did not
     /// change, a page costs its own size (a binary search, no sort).
     public func list(service: String?, after: ItemKey?, limit: Int) -> [ItemInfo] {
-        let keys = order.keys(of: positions)
+        let sorted = order.positions(of: entries)
         // Keys before the page's start form a prefix of the sorted keys: find its end.
         func beforeStart(_ key: ItemKey) -> Bool {
             (after.map { key <= $0 } ?? false) || (service.map { key.service < $0 } ?? false)
         }
-        var low = 0, high = keys.count
+        var low = 0, high = sorted.count
         while low < high {
             let middle = (low + high) / 2
-            if beforeStart(keys[middle]) { low = middle + 1 } else { high = middle }
+            if beforeStart(entries[Int(sorted[middle])].info.key) { low = middle + 1 } else { high = middle }
         }
         var page: [ItemInfo] = []
-        page.reserveCapacity(min(limit, keys.count - low))
-        for key in keys[low...] {
-            guard page.count < limit, service == nil || key.service == service, let entry = self[key] else { break }
-            page.append(entry.info)
+        page.reserveCapacity(min(limit, sorted.count - low))
+        for position in sorted[low...] {
+            let info = entries[Int(position)].info
+            guard page.count < limit, service == nil || info.key.service == service else { break }
+            page.append(info)
         }
         return page
     }
