@@ -5,7 +5,9 @@
  *
  * With --checks VAULT_FILE AUDIT_LOG it also makes, for each request, the system calls vaultd's
  * cached `get` makes besides its read and send (docs/performance.md): a poll before the read,
- * the read made as a peek and the bytes consumed by a second read after the answer, a stat of
+ * the read made as a peek with the sender's credentials attached (SO_PASSCRED, recvmsg with
+ * SCM_CREDENTIALS: each request is answered as its sender) and the bytes consumed by a second
+ * read after the answer, a stat of
  * "exe" in the caller's /proc/PID directory (opened when the connection is accepted), a poll of
  * an inotify instance watching the vault file's directory and the file and one of another
  * watching the audit log's directory (vaultd's ChangeWatch), and a write of one record's size
@@ -111,6 +113,24 @@ static int checks_work(void) {
     return ok;
 }
 
+/* Reads (peeks, with the checks: the sender's credentials attached, as vaultd's peek) what `fd` has. */
+static ssize_t take(int fd, char *buffer, size_t size, int flags) {
+    if (audit_fd < 0) return recv(fd, buffer, size, flags);
+    struct iovec vector = {.iov_base = buffer, .iov_len = size};
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct ucred))];
+        struct cmsghdr align;
+    } control;
+    struct msghdr message = {.msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.bytes, .msg_controllen = sizeof control.bytes};
+    return recvmsg(fd, &message, flags | MSG_PEEK | MSG_CMSG_CLOEXEC);
+}
+
+/* With the checks, vaultd's setting on an accepted connection: credentials on every message. */
+static int pass_credentials(int fd) {
+    int on = 1;
+    return audit_fd < 0 ? 0 : setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+}
+
 /* Answers every request line in the `got` bytes read (peeked, with the checks) from `fd`, making
  * the checks first, then consumes them when they were peeked; 0 on success. */
 static int answer(int fd, char *buffer, ssize_t got, int process) {
@@ -133,7 +153,7 @@ static void *serve(void *arg) {
     char buffer[65536];
     ssize_t got;
     int process = -1;
-    if (audit_fd >= 0 && (process = open_process(fd)) < 0) {
+    if (audit_fd >= 0 && ((process = open_process(fd)) < 0 || pass_credentials(fd) != 0)) {
         perror("peer");
         close(fd);
         return NULL;
@@ -144,7 +164,7 @@ static void *serve(void *arg) {
             if (poll(&wait, 1, 10000) <= 0) break;
         }
         /* With the checks, as vaultd: the bytes are peeked and consumed after the answers. */
-        if ((got = recv(fd, buffer, sizeof buffer, audit_fd >= 0 ? MSG_PEEK : 0)) <= 0) break;
+        if ((got = take(fd, buffer, sizeof buffer, 0)) <= 0) break;
         if (answer(fd, buffer, got, process) != 0) break;
     }
     if (process >= 0) close(process);
@@ -172,7 +192,7 @@ static void *work(void *unused) {
         if (epoll_wait(epoll_set, &event, 1, -1) != 1) continue;
         struct connection *connection = event.data.ptr;
         int fd = connection->fd;
-        ssize_t got = recv(fd, buffer, sizeof buffer, (audit_fd >= 0 ? MSG_PEEK : 0) | MSG_DONTWAIT);
+        ssize_t got = take(fd, buffer, sizeof buffer, MSG_DONTWAIT);
         if (got < 0 && (errno == EAGAIN || errno == EINTR) && arm(connection, EPOLL_CTL_MOD) == 0) continue;
         if (got <= 0) goto drop;
         if (answer(fd, buffer, got, connection->process) == 0 && arm(connection, EPOLL_CTL_MOD) == 0) continue;
@@ -190,7 +210,7 @@ static void add(int fd) {
     if (!connection) { perror("calloc"); close(fd); return; }
     connection->fd = fd;
     connection->process = -1;
-    if (audit_fd >= 0 && (connection->process = open_process(fd)) < 0) {
+    if (audit_fd >= 0 && ((connection->process = open_process(fd)) < 0 || pass_credentials(fd) != 0)) {
         perror("peer");
         close(fd);
         free(connection);
