@@ -1,4 +1,5 @@
 import VaultCore
+import VaultStores
 import VaultProtocol
 
 /// What happens when any program reads or changes an item, whichever door its request came
@@ -59,12 +60,13 @@ final class ItemService: Sendable {
     }
 
     /// Runs one request of a door as `op`: auto-lock counts from its start and its end (a long
-    /// request, a migration or a slow refresh, is not locked mid-way).
+    /// request, a migration or a slow refresh, is not locked mid-way), and a Secret Service that
+    /// stopped answering costs it one timeout, not one per call.
     func serving<R>(_ op: Operation, _ body: () throws -> R) rethrows -> R {
         let isUse = op.traits.postponesAutoLock
         if isUse { store.recordUse() }
         defer { if isUse { store.recordUse() } }
-        return try body()
+        return try SecretServiceStore.oneRequest(body)
     }
 
     /// Runs `body` as the audited operation `op` of `caller` and records its outcome: "ok", or

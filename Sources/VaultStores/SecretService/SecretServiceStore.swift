@@ -16,6 +16,10 @@ public final class SecretServiceStore: VaultStore {
     /// reads are safe, and take turns).
     private let gate = AdaptiveLock()
 
+    /// Runs one request of vaultd's doors: once one of its calls to the provider times out, the
+    /// rest fail at once (`BoundedCall.request`), so the request fails within one timeout.
+    public static func oneRequest<R>(_ body: () throws -> R) rethrows -> R { try BoundedCall.request(body) }
+
     public init(timeout: Double = 5) {
         self.timeout = timeout
     }
@@ -248,7 +252,15 @@ public final class SecretServiceStore: VaultStore {
     /// into vault errors. After a failure the connection is dropped, so a restarted provider is
     /// picked up by the next call.
     func withService<R>(_ body: (SecretServiceConnection) throws -> R) throws -> R {
-        try gate.withLock {
+        let timeoutsBefore = BoundedCall.timeoutCount
+        return try gate.withLock {
+            // A call that timed out while this one waited its turn: the provider stopped
+            // answering, and this call would only wait as long again.
+            if BoundedCall.timeoutCount != timeoutsBefore {
+                let hung = VaultError.unavailable("the Secret Service did not answer another of vaultd's calls within \(timeout.secondsText) s; vaultd keeps serving (set VAULT_SECRET_SERVICE_TIMEOUT to wait longer)")
+                BoundedCall.failRequest(hung)
+                throw hung
+            }
             do {
                 return try body(try SecretServiceConnection(timeout: timeout))
             } catch let error as SecretServiceError {
