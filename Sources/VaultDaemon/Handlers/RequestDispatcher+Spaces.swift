@@ -39,9 +39,7 @@ extension RequestDispatcher {
                 + (report.refused.isEmpty ? "" : ", \(report.refused.count) entr\(report.refused.count == 1 ? "y" : "ies") refused")
             result.space = spaces.body(try spaces.state(name), devices: false)
         default:
-            var state = try spaces.state(name)
-            if !state.admitted, (try? spaces.checkAdmission(&state)) == true { try spaces.save(state) }
-            result.space = spaces.body(state, devices: true)
+            result.space = spaces.body(try spaces.stateCheckingAdmission(name), devices: true)
         }
         return result
     }

@@ -76,6 +76,19 @@ extension SpaceAgent {
         }
     }
 
+    /// The space's state, with its admission looked for first while it waits (what `space join`
+    /// polls): under the rounds' lock, so a round and a poll never take one handover twice. An
+    /// admitted device's state is read without waiting for a round.
+    func stateCheckingAdmission(_ name: String) throws -> SpaceState {
+        let current = try state(name)
+        if current.admitted { return current }
+        return try rounds.withLock { _ in
+            var state = try state(name)
+            if !state.admitted, (try? checkAdmission(&state)) == true { try save(state) }
+            return state
+        }
+    }
+
     /// Looks for the keys an admitting device gave this one; true once it holds a key. Grants
     /// that do not open as given by an admitted device are reported and not used.
     func checkAdmission(_ state: inout SpaceState) throws -> Bool {
