@@ -9,6 +9,8 @@ public enum SecretServiceKeyExchange {
     /// RFC 2409, section 6.2.
     static let primeHex = "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DDEF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7EDEE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF"
     public static let groupBytes = 128
+    /// The length of our secret exponent (see `agree`).
+    static let exponentBits = 256
     public static let keySize = 16
 
     /// Our public key and the AES key for the client's public key `peer` (big-endian, at most
@@ -34,10 +36,13 @@ public enum SecretServiceKeyExchange {
         guard BN_cmp(peerValue, generator) >= 0, BN_cmp(peerValue, highest) <= 0 else {
             throw CryptoError.invalidParameters("the DH public key is outside 2 to p - 2")
         }
-        // Our secret exponent: uniform in [2, p - 2].
-        repeat {
-            guard BN_priv_rand_range(secret, highest) == 1 else { throw CryptoError.fromOpenSSL("BN_priv_rand_range") }
-        } while BN_cmp(secret, generator) < 0
+        // Our secret exponent: `exponentBits` random bits, the top one set. The group gives about
+        // 80 bits of security (the number field sieve on a 1024-bit prime); recovering an exponent
+        // of 256 bits costs 2^128 (Pollard's lambda), so a full-size exponent adds nothing but
+        // time: each of the two exponentiations costs a quarter of a full-size one.
+        guard BN_priv_rand(secret, Int32(exponentBits), BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ANY) == 1 else {
+            throw CryptoError.fromOpenSSL("BN_priv_rand")
+        }
         BN_set_flags(secret, Int32(BN_FLG_CONSTTIME))
         guard BN_mod_exp_mont_consttime(ours, generator, secret, prime, context, nil) == 1,
               BN_mod_exp_mont_consttime(shared, peerValue, secret, prime, context, nil) == 1
