@@ -47,9 +47,7 @@ public enum EngineAnswer {
     }
 
     private static func token(_ object: [String: Any], tokenKey: String, leaseKey: String, now: Double) throws(EngineError) -> EngineToken {
-        guard let value = object[tokenKey] as? String, !value.isEmpty, value.utf8.count <= 4096,
-              value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
-        else { throw .malformed("the answer's token is missing or not a token") }
+        guard let value = object[tokenKey] as? String, value.isTokenShaped else { throw .malformed("the answer's token is missing or not a token") }
         guard let lease = number(object[leaseKey]), lease >= 0, lease <= DurationText.maximum else {
             throw .malformed("the answer's '\(leaseKey)' is not a number of seconds")
         }

@@ -35,18 +35,16 @@ extension EngineClient {
 public struct WrappedToken: Sendable, Equatable {
     public var wrapping: String
     public var orphan: Bool
-    /// Seconds the wrapping token lives.
-    public var ttl: Double
 }
 
 extension EngineAnswer {
     /// A wrapped answer: `wrap_info.token` and `wrap_info.ttl`.
     static func wrapped(_ body: Data, orphan: Bool) throws(EngineError) -> WrappedToken {
-        guard let info = try root(body)["wrap_info"] as? [String: Any], let token = info["token"] as? String, isToken(token),
+        guard let info = try root(body)["wrap_info"] as? [String: Any], let token = info["token"] as? String, token.isTokenShaped,
               let ttl = number(info["ttl"]), ttl > 0 else {
             throw .malformed("the engine did not wrap its answer (no 'wrap_info' with a token and a ttl)")
         }
-        return WrappedToken(wrapping: token, orphan: orphan, ttl: ttl)
+        return WrappedToken(wrapping: token, orphan: orphan)
     }
 
     /// `sys/wrapping/lookup`'s `data.creation_path`.
@@ -55,9 +53,5 @@ extension EngineAnswer {
             throw .malformed("the wrapping token's lookup has no 'creation_path'")
         }
         return EngineError.sanitized(path)
-    }
-
-    static func isToken(_ value: String) -> Bool {
-        !value.isEmpty && value.utf8.count <= 4096 && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 }

@@ -32,7 +32,7 @@ public enum SpaceHandover {
               let opened = try? DeviceSeal.open(Array(sealed), with: device, from: admitter.publicKey, context: context(spaceID: spaceID, device: me)) else {
             throw SpaceError.tampered("the engine credential handed to this device does not open as handed by device \(by)")
         }
-        guard let text = opened.utf8String, !text.isEmpty, text.utf8.count <= 4096, text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard let text = opened.utf8String, text.isTokenShaped else {
             throw SpaceError.tampered("the engine credential handed to this device is not a token")
         }
         return (text, by)
