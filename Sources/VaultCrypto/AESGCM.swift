@@ -45,7 +45,7 @@ public enum AESGCM {
         _ plaintext: UnsafeRawBufferPointer, key: SecretBytes, authenticating aad: [UInt8], nonce: [UInt8]? = nil
     ) throws -> [UInt8] {
         let nonce = try nonce ?? NoncePool.bytes(nonceSize)
-        try check(key: key, nonce: nonce)  // before the buffer is laid out for a nonce of that size
+        try check(key: key, nonceCount: nonce.count)  // before the buffer is laid out for a nonce of that size
         let count = nonceSize + plaintext.count + tagSize
         return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let out = UnsafeMutableRawBufferPointer(buffer)
@@ -63,7 +63,7 @@ public enum AESGCM {
         _ plaintext: UnsafeRawBufferPointer, key: SecretBytes, authenticating aad: [UInt8], nonce: [UInt8],
         ciphertext: UnsafeMutableRawBufferPointer, tag: UnsafeMutableRawBufferPointer
     ) throws {
-        try check(key: key, nonce: nonce)
+        try check(key: key, nonceCount: nonce.count)
         precondition(ciphertext.count == plaintext.count && tag.count == tagSize)
         let context = try Context.current()
         defer { context.scrub() }
@@ -99,8 +99,7 @@ public enum AESGCM {
     public static func open(
         nonce: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer, key: SecretBytes, authenticating aad: [UInt8]
     ) throws -> SecretBytes {
-        guard key.count == keySize else { throw CryptoError.invalidParameters("AES-256 key must be \(keySize) bytes") }
-        guard nonce.count == nonceSize else { throw CryptoError.invalidParameters("GCM nonce must be \(nonceSize) bytes") }
+        try check(key: key, nonceCount: nonce.count)
         guard tag.count == tagSize else { throw CryptoError.invalidParameters("GCM tag must be \(tagSize) bytes") }
         let context = try Context.current()
         defer { context.scrub() }
@@ -125,9 +124,9 @@ public enum AESGCM {
     /// every init makes OpenSSL look the implementation up again each time.
     nonisolated(unsafe) private static let cipher: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) ?? EVP_aes_256_gcm()
 
-    private static func check(key: SecretBytes, nonce: [UInt8]) throws {
+    private static func check(key: SecretBytes, nonceCount: Int) throws {
         guard key.count == keySize else { throw CryptoError.invalidParameters("AES-256 key must be \(keySize) bytes") }
-        guard nonce.count == nonceSize else { throw CryptoError.invalidParameters("GCM nonce must be \(nonceSize) bytes") }
+        guard nonceCount == nonceSize else { throw CryptoError.invalidParameters("GCM nonce must be \(nonceSize) bytes") }
     }
 
     /// Each thread's own EVP_CIPHER_CTX, set up for AES-256-GCM once and given the key, nonce

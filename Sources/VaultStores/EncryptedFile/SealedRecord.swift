@@ -32,8 +32,11 @@ package struct SealedRecord: Sendable {
     /// Length, nonce and tag around each box's ciphertext.
     static let boxOverhead = 4 + AESGCM.nonceSize + AESGCM.tagSize
 
+    /// The item id where it lies in `bytes`.
+    private var idBytes: ArraySlice<UInt8> { bytes[0..<VaultFileFormat.itemIDSize] }
+
     package var itemID: [UInt8] {
-        get { Array(bytes[0..<VaultFileFormat.itemIDSize]) }
+        get { Array(idBytes) }
         set { self = SealedRecord(itemID: newValue, metadata: metadata, secret: secret) }
     }
 
@@ -102,7 +105,7 @@ package struct SealedRecord: Sendable {
     /// `CryptoError.authenticationFailed` or `ByteReader.Error`.
     package func openMetadata(version: UInt16, vaultID: [UInt8], key: SecretBytes) throws -> ItemInfo {
         let plain = try open(at: VaultFileFormat.itemIDSize, key: key,
-                             authenticating: VaultFileFormat.metadataAAD(version: version, vaultID: vaultID, itemID: itemID))
+                             authenticating: VaultFileFormat.metadataAAD(version: version, vaultID: vaultID, itemID: idBytes))
         return try plain.withUnsafeBytes { buffer in
             var reader = ByteReader(buffer)
             let kindByte = try reader.readUInt8("kind")
@@ -160,12 +163,7 @@ package struct SealedRecord: Sendable {
     }
 
     func openSecret(vaultID: [UInt8], key: SecretBytes) throws -> SecretBytes {
-        // The item id read in place: `secretAAD` of it, without an array for the id.
-        var aad = VaultFileFormat.secretContext
-        aad.reserveCapacity(aad.count + vaultID.count + VaultFileFormat.itemIDSize)
-        aad += vaultID
-        aad += bytes[0..<VaultFileFormat.itemIDSize]
-        return try open(at: secretStart, key: key, authenticating: aad)
+        try open(at: secretStart, key: key, authenticating: VaultFileFormat.secretAAD(vaultID: vaultID, itemID: idBytes))
     }
 
     private static func kindCode(_ kind: ItemKind) -> UInt8 {

@@ -32,8 +32,18 @@ package enum VaultFileFormat {
     static func metadataContext(version: UInt16) -> [UInt8] { Array("vault/v\(version)/meta".utf8) }
     package static func fileContext(version: UInt16) -> [UInt8] { Array("vault/v\(version)/file".utf8) }
 
-    package static func metadataAAD(version: UInt16, vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] {
-        metadataContext(version: version) + vaultID + itemID
+    package static func metadataAAD(version: UInt16, vaultID: [UInt8], itemID: some Collection<UInt8>) -> [UInt8] {
+        joined(metadataContext(version: version), vaultID, itemID)
     }
-    package static func secretAAD(vaultID: [UInt8], itemID: [UInt8]) -> [UInt8] { secretContext + vaultID + itemID }
+    /// On every `get`'s path: one allocation, the item id read where it lies (a record's bytes).
+    package static func secretAAD(vaultID: [UInt8], itemID: some Collection<UInt8>) -> [UInt8] { joined(secretContext, vaultID, itemID) }
+
+    private static func joined(_ context: [UInt8], _ vaultID: [UInt8], _ itemID: some Collection<UInt8>) -> [UInt8] {
+        var aad: [UInt8] = []
+        aad.reserveCapacity(context.count + vaultID.count + itemID.count)
+        aad += context
+        aad += vaultID
+        aad += itemID
+        return aad
+    }
 }
