@@ -16,7 +16,7 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     private var positions: [ItemKey: UInt32] = [:]
     /// The entries' positions in key order, for listing: sorted on first use, replaced (not
     /// changed) by every mutation, so a copy of the table keeps the order that matches its own entries.
-    private var order = SortedKeys()
+    private var order = SortedPositions()
 
     public init() {}
 
@@ -44,7 +44,7 @@ public struct ItemTable<Payload: Sendable>: Sendable {
             positions[entry.info.key] = UInt32(entries.count)
             entries.append(entry)
         }
-        order = SortedKeys()
+        order = SortedPositions()
     }
 
     /// The metadata a write of `key` would leave: a new item's defaults, or the existing item's
@@ -89,7 +89,7 @@ public struct ItemTable<Payload: Sendable>: Sendable {
     public mutating func remove(_ key: ItemKey) throws -> Entry {
         guard let position = positions.removeValue(forKey: key).map(Int.init) else { throw VaultError.notFound(key) }
         let last = entries.removeLast()
-        order = SortedKeys()
+        order = SortedPositions()
         guard position < entries.count else { return last }
         let removed = entries[position]
         entries[position] = last

@@ -3,7 +3,7 @@ import VaultSystem
 
 /// The positions of one state of an `ItemTable`'s entries in key order, computed once, on first
 /// use: a page of a listing reads its entries by position, with no lookup by key.
-final class SortedKeys: Sendable {
+final class SortedPositions: Sendable {
     private let sorted = AdaptiveLock<[UInt32]?>(nil)
 
     func positions<Payload>(of entries: [ItemTable<Payload>.Entry]) -> [UInt32] {
