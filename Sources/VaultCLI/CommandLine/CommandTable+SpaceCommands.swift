@@ -43,7 +43,10 @@ extension CommandTable {
                     discussion: """
                         Admit the device waiting to join whose fingerprint is WORD ...: compare them with what
                         'vaultctl space join' printed on it first. It is given every key generation this device
-                        holds, sealed to its key by this device's, so the engine can neither read nor replace it.
+                        holds, sealed to its key by this device's, so the engine can neither read nor replace it,
+                        and an engine token made by this device's engine, handed over once (response-wrapped,
+                        sealed the same way): the new device keeps it as remote 'space-NAME' and syncs through it.
+                        The line printed says what was handed over, or why nothing was.
                         """,
                     positionals: [spaceName, PositionalSpec("WORD", variadic: true, help: "the words 'vaultctl space join' printed on the new device")]),
                 CommandSpec(
