@@ -21,11 +21,16 @@ public struct SpaceState: Codable, Sendable {
         /// The local item's `modified` right after that sync; nil while the item is absent.
         public var modified: Int64?
         public var deleted: Bool
+        /// This device took the item out of the space: `seq` is the tombstone it wrote, and its
+        /// local item is kept and no longer shared (not pushed, not counted). A later record
+        /// from another device brings the item back into the space here.
+        public var left: Bool
 
         /// The id of its own item: SHA-256 of the names, each followed by a zero byte, 32 hex digits.
         public var id: String { get throws { try SHA256.hash(Array(service.utf8) + [0] + Array(account.utf8) + [0]).prefix(16).lowercaseHex } }
 
-        public init(service: String, account: String, entry: String = "", seq: Int = 0, version: Int = 0, modified: Int64? = nil, deleted: Bool = false) {
+        public init(service: String, account: String, entry: String = "", seq: Int = 0, version: Int = 0, modified: Int64? = nil,
+                    deleted: Bool = false, left: Bool = false) {
             self.service = service
             self.account = account
             self.entry = entry
@@ -33,6 +38,30 @@ public struct SpaceState: Codable, Sendable {
             self.version = version
             self.modified = modified
             self.deleted = deleted
+            self.left = left
+        }
+
+        enum CodingKeys: String, CodingKey { case service, account, entry, seq, version, modified, deleted, left }
+
+        /// `left` is written only when true; records written before it existed read as shared.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(service: try container.decode(String.self, forKey: .service), account: try container.decode(String.self, forKey: .account),
+                      entry: try container.decode(String.self, forKey: .entry), seq: try container.decode(Int.self, forKey: .seq),
+                      version: try container.decode(Int.self, forKey: .version), modified: try container.decodeIfPresent(Int64.self, forKey: .modified),
+                      deleted: try container.decode(Bool.self, forKey: .deleted), left: try container.decodeIfPresent(Bool.self, forKey: .left) ?? false)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(service, forKey: .service)
+            try container.encode(account, forKey: .account)
+            try container.encode(entry, forKey: .entry)
+            try container.encode(seq, forKey: .seq)
+            try container.encode(version, forKey: .version)
+            try container.encodeIfPresent(modified, forKey: .modified)
+            try container.encode(deleted, forKey: .deleted)
+            if left { try container.encode(left, forKey: .left) }
         }
     }
 
@@ -115,6 +144,7 @@ public struct SpaceState: Codable, Sendable {
         if problems.count > Self.maximumProblems { problems.removeFirst(problems.count - Self.maximumProblems) }
     }
 
+    /// The item's place in `items`, also when this device took it out of the space (`left`).
     public func tracked(_ service: String, _ account: String) -> Int? {
         items.firstIndex { $0.service == service && $0.account == account }
     }

@@ -118,6 +118,7 @@ import VaultCore
         #expect(try laptop.ctl("disallow", "later", "x", "/bin/true").status == 0)
         let removed = try laptop.ctl("space", "remove", "home", "later", "x")
         #expect(removed.status == 0, "\(removed.stderr)")
+        try sync(laptop)  // its own tombstone is not taken back in for another device's deletion
         try sync(server)
         #expect(try server.ctl("get", "later", "x").status == 3)
         #expect(try laptop.ctl("get", "later", "x").text == "l2")
@@ -138,6 +139,57 @@ import VaultCore
         // A second space of the same name on this device is refused.
         let again = try laptop.ctl("space", "create", "home", "--remote", "team")
         #expect(again.status == 6, "\(again.stderr)")
+    }
+
+    /// An item taken out of a space stays out on every device, whichever rounds run first; the
+    /// device that took it out keeps it, and it is shared again by `space add` (the kept value
+    /// goes out) or by another device sharing an item of the same name (nothing lost).
+    @Test func anItemTakenOutStaysOutUntilItIsSharedAgain() throws {
+        let (bao, laptop, server) = try enrolled()
+        defer { withExtendedLifetime(bao) {} }
+        func status(_ vault: VaultHarness) throws -> [String: Any] {
+            try JSONSerialization.jsonObject(with: Data(try vault.ctl("space", "status", "home", "--json").stdout)) as? [String: Any] ?? [:]
+        }
+        #expect(try laptop.ctl(["set", "mail", "me"], input: Array("m1".utf8)).status == 0)
+        #expect(try laptop.ctl("space", "add", "home", "mail", "me").status == 0)
+        try sync(laptop)
+        try sync(server)
+        #expect(try server.ctl("get", "mail", "me").text == "m1")
+        #expect(try laptop.ctl("space", "remove", "home", "mail", "me").status == 0)
+        for _ in 0..<2 {
+            try sync(laptop)
+            try sync(server)
+        }
+        #expect(try server.ctl("get", "mail", "me").status == 3)
+        #expect(try laptop.ctl("get", "mail", "me").text == "m1")
+        let out = try status(laptop)
+        #expect(out["items"] as? Int == 0 && out["pending"] as? Int == 0, "\(out)")
+        let twice = try laptop.ctl("space", "remove", "home", "mail", "me")
+        #expect(twice.status == 3 && twice.stderr.contains("is not shared"), "\(twice.stderr)")
+        // Shared again from here: the kept value goes out, and later edits come back.
+        #expect(try laptop.ctl(["set", "mail", "me"], input: Array("m2".utf8)).status == 0)
+        #expect(try laptop.ctl("space", "add", "home", "mail", "me").status == 0)
+        try sync(laptop)
+        try sync(server)
+        #expect(try server.ctl("get", "mail", "me").text == "m2")
+        #expect(try server.ctl(["set", "mail", "me"], input: Array("m3".utf8)).status == 0)
+        try sync(server)
+        try sync(laptop)
+        #expect(try laptop.ctl("get", "mail", "me").text == "m3")
+        // Taken out by the server this time, then shared by the laptop under the same name after
+        // an edit there: the server's kept item meets the laptop's later one; both survive.
+        #expect(try server.ctl("space", "remove", "home", "mail", "me").status == 0)
+        try sync(laptop)
+        #expect(try laptop.ctl("get", "mail", "me").status == 3)
+        #expect(try laptop.ctl(["set", "mail", "me"], input: Array("m4".utf8)).status == 0)
+        #expect(try laptop.ctl("space", "add", "home", "mail", "me").status == 0)
+        try sync(laptop)
+        try sync(server)
+        #expect(try server.ctl("get", "mail", "me").text == "m4")
+        let copies = try server.ctl("list", "mail").text
+        #expect(copies.contains("(conflict from"), "\(copies)")
+        let conflicted = try status(server)
+        #expect((conflicted["conflicts"] as? [Any])?.count == 1 && conflicted["items"] as? Int == 1, "\(conflicted)")
     }
 
     /// Offline (the engine stopped), a machine keeps working from its local store; its change

@@ -134,4 +134,16 @@ import VaultCrypto
         #expect(try FingerprintWords.of(publicKey: keys.publicKey, spaceID: "other") != words)
         #expect(FingerprintWords.normalized(["Acid  Acorn,", "ACTOR"]) == ["acid", "acorn", "actor"])
     }
+
+    /// A shared item's local state written before `left` existed reads as shared; `left` is
+    /// written only when true and read back.
+    @Test func aSharedItemsStateReadsOlderRecordsAndKeepsLeft() throws {
+        let older = SecretBytes(utf8: #"{"service":"s","account":"a","entry":"e1","seq":3,"version":2,"modified":17,"deleted":false}"#)
+        let read = try SpaceState.Tracked.decoding(older)
+        #expect(read == SpaceState.Tracked(service: "s", account: "a", entry: "e1", seq: 3, version: 2, modified: 17))
+        #expect(!String(decoding: try read.encoded().withUnsafeBytes { Array($0) }, as: UTF8.self).contains("left"))
+        let left = SpaceState.Tracked(service: "s", account: "a", entry: "e1", seq: 4, version: 3, deleted: true, left: true)
+        #expect(try SpaceState.Tracked.decoding(left.encoded()) == left)
+        #expect(throws: SpaceError.self) { try SpaceState.Tracked.decoding(SecretBytes(utf8: #"{"service":"s"}"#)) }
+    }
 }

@@ -18,6 +18,13 @@ extension SpaceAgent {
         guard !key.isReserved, kind != nil, kind != .access, let secret = record.secretBytes else {
             throw SpaceError.tampered("entry \(entry) holds a record of a kind or name this device does not take from a space")
         }
+        // Taken out of the space here: a later deletion touches nothing here; a later edit shares it again.
+        if let position, state.items[position].left, record.deleted {
+            state.items[position].entry = entry
+            state.items[position].seq = record.seq
+            state.items[position].version = version
+            return
+        }
         // Neither overwritten nor copied out: a conflict copy would carry its secret without its rules.
         guard !isGuarded(key) else { throw SpaceError.guardedHere("\(key)") }
         let position = position ?? {
@@ -25,11 +32,12 @@ extension SpaceAgent {
             return state.items.count - 1
         }()
         let tracked = state.items[position]
-        let local = localItem(record.service, record.account)
-        let changedHere = tracked.seq == 0 && tracked.modified == nil ? local != nil : Self.isPending(tracked, local?.info)
         state.items[position].entry = entry
         state.items[position].seq = record.seq
         state.items[position].version = version
+        state.items[position].left = false
+        let local = localItem(record.service, record.account)
+        let changedHere = tracked.left || tracked.seq == 0 && tracked.modified == nil ? local != nil : Self.isPending(tracked, local?.info)
         if changedHere, let local, !Self.same(local, record) {
             report.conflicts += 1
             // An edit here against a deletion there, or a later edit here: the local item stays

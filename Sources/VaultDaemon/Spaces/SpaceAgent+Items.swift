@@ -26,22 +26,32 @@ extension SpaceAgent {
     func remove(_ name: String, service: String, account: String) throws -> SpaceState {
         try rounds.withLock { _ in
             var state = try state(name)
-            guard let position = state.tracked(service, account) else {
+            guard let position = state.tracked(service, account), !state.items[position].left else {
                 throw VaultError.absent("\(service) (\(account)) is not shared in space '\(name)'")
             }
             let tracked = state.items[position]
-            if tracked.seq > 0 {
-                let key = try state.key(state.generation)
-                let me = try state.deviceID()
-                let entry = try key.entryName(service: service, account: account)
-                let tombstone = try SpaceItemRecord(service: service, account: account, secret: .empty, seq: tracked.seq + 1, writer: me,
-                                                    modified: Int64(clock() * 1000), deleted: true).sealed(name: entry, spaceID: state.spaceID, key: key)
-                _ = try engine(state.remote, root: state.root, doing: "removing an item from space '\(name)'") { engine throws(EngineError) in
-                    try engine.write(SpaceEngine.item(entry), tombstone, cas: tracked.entry == entry ? tracked.version : nil)
-                }
-                try record([entry: tracked.seq + 1], in: &state, writer: me)
+            guard tracked.seq > 0 else {
+                state.items.remove(at: position)
+                try save(state)
+                return state
             }
-            state.items.remove(at: position)
+            let key = try state.key(state.generation)
+            let me = try state.deviceID()
+            let entry = try key.entryName(service: service, account: account)
+            let tombstone = try SpaceItemRecord(service: service, account: account, secret: .empty, seq: tracked.seq + 1, writer: me,
+                                                modified: Int64(clock() * 1000), deleted: true).sealed(name: entry, spaceID: state.spaceID, key: key)
+            let version = try engine(state.remote, root: state.root, doing: "removing an item from space '\(name)'") { engine throws(EngineError) in
+                try engine.write(SpaceEngine.item(entry), tombstone, cas: tracked.entry == entry ? tracked.version : nil)
+            }
+            // A record under an older key generation's name leaves the index with it.
+            let older = tracked.entry.isEmpty || tracked.entry == entry ? [] : [tracked.entry]
+            try record([entry: tracked.seq + 1], dropping: older, in: &state, writer: me)
+            try? engine(state.remote, root: state.root, doing: "deleting entries of an older key") { engine throws(EngineError) in
+                for old in older { try engine.delete(SpaceEngine.item(old)) }
+            }
+            // Its own tombstone is known here, so no round takes it for another device's deletion.
+            state.items[position] = SpaceState.Tracked(service: service, account: account, entry: entry, seq: tracked.seq + 1, version: version,
+                                                       deleted: true, left: true)
             try save(state)
             return state
         }

@@ -188,7 +188,9 @@ extension SpaceAgent {
     }
 
     /// Whether the local item moved since its last sync (created, changed or deleted here).
+    /// An item this device took out of the space is never pending.
     static func isPending(_ tracked: SpaceState.Tracked, _ local: ItemInfo?) -> Bool {
+        guard !tracked.left else { return false }
         guard let local else { return tracked.seq > 0 && !tracked.deleted }
         return tracked.seq == 0 || tracked.deleted || local.modified != tracked.modified
     }

@@ -71,13 +71,19 @@ final class SpaceAgent: Sendable {
     /// Starts sharing one item: its record written alone (nothing when already shared).
     func track(_ item: SpaceState.Tracked, in name: String) throws {
         var items = try tracked(name)
-        guard items[Self.names(item)] == nil else { return }
+        var item = item
+        if let known = items[Self.names(item)] {
+            guard known.left else { return }
+            // Shared again after it was taken out: its next record follows the tombstone.
+            item = SpaceState.Tracked(service: known.service, account: known.account, entry: known.entry, seq: known.seq, version: known.version)
+        }
         _ = try store.perform { try $0.set(.spaceItem(name, try item.id), secret: try item.encoded(), changes: ItemChanges(kind: .access)) }
         items[Self.names(item)] = item
         trackedItems.withLock { $0[name] = items }
     }
 
-    func trackedCount(_ name: String) throws -> Int { try tracked(name).count }
+    /// How many items the space shares here (those this device took out are not counted).
+    func trackedCount(_ name: String) throws -> Int { try tracked(name).values.count { !$0.left } }
 
     /// Saves the space's record, and of its shared items those that changed (or went).
     func save(_ state: SpaceState) throws {
