@@ -210,6 +210,29 @@ GVariant *vault_variant_new_bytes(const void *bytes, gsize length) {
     return g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, length ? bytes : "", length, 1);
 }
 
+// Reads GetConnectionCredentials' reply (and its fd list) into the out-parameters; FALSE with
+// `error` set when it names no uid.
+static gboolean read_credentials(GVariant *reply, GUnixFDList *fds, guint32 *uid, guint32 *pid, gboolean *has_pid,
+                                 int *process_fd, GError **error) {
+    *process_fd = -1;
+    GVariant *dict = g_variant_get_child_value(reply, 0);
+    gboolean has_uid = g_variant_lookup(dict, "UnixUserID", "u", uid);
+    *has_pid = g_variant_lookup(dict, "ProcessID", "u", pid);
+    gint32 index = -1;
+    // ProcessFD (dbus-daemon 1.15.7+, dbus-broker): a pidfd the bus took when the caller connected.
+    if (fds != NULL && g_variant_lookup(dict, "ProcessFD", "h", &index) && index >= 0 &&
+        index < g_unix_fd_list_get_length(fds))
+        *process_fd = g_unix_fd_list_get(fds, index, NULL);
+    g_variant_unref(dict);
+    if (!has_uid) {
+        if (*process_fd >= 0) close(*process_fd);
+        *process_fd = -1;
+        g_set_error_literal(error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "the bus did not report the caller's uid");
+        return FALSE;
+    }
+    return TRUE;
+}
+
 gboolean vault_dbus_sender_credentials(vault_dbus_server *server, const char *sender, gint timeout_ms,
                                        guint32 *uid, guint32 *pid, gboolean *has_pid, int *process_fd,
                                        GError **error) {
@@ -220,24 +243,45 @@ gboolean vault_dbus_sender_credentials(vault_dbus_server *server, const char *se
         "GetConnectionCredentials", g_variant_new("(s)", sender), G_VARIANT_TYPE("(a{sv})"),
         G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL, &fds, NULL, error);
     if (reply == NULL) return FALSE;
-    GVariant *dict = g_variant_get_child_value(reply, 0);
-    gboolean has_uid = g_variant_lookup(dict, "UnixUserID", "u", uid);
-    *has_pid = g_variant_lookup(dict, "ProcessID", "u", pid);
-    gint32 index = -1;
-    // ProcessFD (dbus-daemon 1.15.7+, dbus-broker): a pidfd the bus took when the caller connected.
-    if (fds != NULL && g_variant_lookup(dict, "ProcessFD", "h", &index) && index >= 0 &&
-        index < g_unix_fd_list_get_length(fds))
-        *process_fd = g_unix_fd_list_get(fds, index, NULL);
-    g_variant_unref(dict);
+    gboolean ok = read_credentials(reply, fds, uid, pid, has_pid, process_fd, error);
     g_variant_unref(reply);
     if (fds != NULL) g_object_unref(fds);
-    if (!has_uid) {
-        if (*process_fd >= 0) close(*process_fd);
-        *process_fd = -1;
-        g_set_error_literal(error, G_DBUS_ERROR, G_DBUS_ERROR_FAILED, "the bus did not report the caller's uid");
-        return FALSE;
-    }
-    return TRUE;
+    return ok;
+}
+
+typedef struct {
+    vault_dbus_server *server;
+    gchar *sender;
+    vault_dbus_credentials_handler handler;
+} credentials_call;
+
+static void credentials_answered(GObject *source, GAsyncResult *result, gpointer user_data) {
+    credentials_call *call = user_data;
+    GUnixFDList *fds = NULL;
+    GError *error = NULL;
+    guint32 uid = 0, pid = 0;
+    gboolean has_pid = FALSE;
+    int process_fd = -1;
+    GVariant *reply = g_dbus_connection_call_with_unix_fd_list_finish(G_DBUS_CONNECTION(source), &fds, result, &error);
+    gboolean ok = reply != NULL && read_credentials(reply, fds, &uid, &pid, &has_pid, &process_fd, &error);
+    if (reply != NULL) g_variant_unref(reply);
+    if (fds != NULL) g_object_unref(fds);
+    if (error != NULL) g_error_free(error);
+    call->handler(call->server->user, call->sender, ok, uid, pid, has_pid, process_fd);
+    g_free(call->sender);
+    g_free(call);
+}
+
+void vault_dbus_sender_credentials_async(vault_dbus_server *server, const char *sender, gint timeout_ms,
+                                         vault_dbus_credentials_handler handler) {
+    credentials_call *call = g_new0(credentials_call, 1);
+    call->server = server;
+    call->sender = g_strdup(sender);
+    call->handler = handler;
+    g_dbus_connection_call_with_unix_fd_list(
+        server->connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+        "GetConnectionCredentials", g_variant_new("(s)", sender), G_VARIANT_TYPE("(a{sv})"),
+        G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL, NULL, credentials_answered, call);
 }
 
 // The answers of an owner without vault.Provider (GNOME Keyring, KeePassXC), or of the bus when

@@ -56,6 +56,15 @@ gboolean vault_dbus_sender_credentials(vault_dbus_server *server, const char *se
                                        guint32 *uid, guint32 *pid, gboolean *has_pid, int *process_fd,
                                        GError **error);
 
+/// What GetConnectionCredentials said of `sender`, as vault_dbus_sender_credentials gives it
+/// (`ok` FALSE: the bus could not say; `process_fd` the receiver's to close, -1 when none).
+typedef void (*vault_dbus_credentials_handler)(void *context, const char *sender, gboolean ok, guint32 uid,
+                                              guint32 pid, gboolean has_pid, int process_fd);
+/// Asks GetConnectionCredentials without waiting; `handler` gets the answer (or the failure)
+/// on the server's thread. Call it from the server's thread.
+void vault_dbus_sender_credentials_async(vault_dbus_server *server, const char *sender, gint timeout_ms,
+                                         vault_dbus_credentials_handler handler);
+
 /// Who serves the Secret Service on the bus at `address`, if it is a vaultd: asks the owner of
 /// org.freedesktop.secrets (started by the bus if it is activatable, as libsecret would) for the
 /// VaultFile property of vault.Provider on /org/freedesktop/secrets, bounded by `timeout_ms`.

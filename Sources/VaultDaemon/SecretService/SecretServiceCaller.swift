@@ -2,8 +2,8 @@ import CVaultShims
 import VaultCore
 import VaultSystem
 
-/// One bus connection that called the provider, as the bus described it at its first call
-/// (`GetConnectionCredentials`): its uid, and the process that opened it, held by a pidfd: the
+/// One bus connection that called the provider, as the bus described it when asked (as the
+/// connection came onto the bus, or at its first call: `GetConnectionCredentials`): its uid, and the process that opened it, held by a pidfd: the
 /// bus's own `ProcessFD` where the bus gives one (dbus-daemon 1.15.7+, dbus-broker), taken when
 /// the connection was made. Otherwise (Debian 12's dbus-daemon 1.14) the bus reports the pid of
 /// whoever called connect(2), which may have exited and its pid gone to another program before

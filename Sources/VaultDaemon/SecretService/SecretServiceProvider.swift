@@ -212,9 +212,23 @@ final class SecretServiceProvider: BusSignals, @unchecked Sendable {
 
     private var items: ItemService { collection.items }
 
-    /// On the bus thread: `name` came onto the bus now (announced before any call of it arrives).
+    /// On the bus thread: `name` came onto the bus now (announced before any call of it arrives);
+    /// the bus is asked who it is at once.
     private func appeared(_ name: String) {
         callers.appeared(name)
+        // Asked now rather than at its first call: a client's first call to vaultd (libsecret's
+        // GetAll) comes after several of its own round trips to the bus, by which time the
+        // answer is here, so no call waits for a question to the bus.
+        guard let server, callers.asksAhead else { return }
+        vault_dbus_sender_credentials_async(server, name, 5000) { context, sender, ok, uid, pid, hasPID, processFD in
+            guard let context, let sender else {
+                if processFD >= 0 { close(processFD) }
+                return
+            }
+            let credentials = CallerRegistry.Credentials(uid: uid, pid: hasPID != 0 ? Int32(bitPattern: pid) : nil, processFD: processFD)
+            Unmanaged<SecretServiceProvider>.fromOpaque(context).takeUnretainedValue().callers
+                .askedAhead(String(cString: sender), ok != 0 ? .success(credentials) : .failure(.failed("the bus did not say who the caller is")))
+        }
     }
 
     /// On the bus thread: `name` left the bus; its sessions, prompts and pidfd go with it.

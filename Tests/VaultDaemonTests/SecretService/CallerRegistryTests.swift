@@ -1,3 +1,4 @@
+import CVaultShims
 import Foundation
 import Testing
 @testable import VaultDaemon
@@ -49,5 +50,37 @@ import VaultSystem
         #expect(callers.isOnBus(":1.7"))
         #expect(callers.identity(of: ":1.7").pid == nil)
         #expect(callers.identity(of: ":1.99").pid == nil)
+    }
+
+    /// A connection asked about as it came onto the bus is known at its first call (the bus is
+    /// not asked again); an answer for a name that left, or that a call asked about meanwhile,
+    /// is dropped with its pidfd; a failed one leaves the first call to ask.
+    @Test func aConnectionAskedAboutAsItCameIsKnownAtItsFirstCall() throws {
+        let asked = AdaptiveLock([String]())
+        let callers = registry { name in
+            asked.withLock { $0.append(name) }
+            return .success(CallerRegistry.Credentials(uid: getuid(), pid: nil))
+        }
+        #expect(callers.asksAhead)
+        callers.appeared(":1.10")
+        callers.askedAhead(":1.10", .success(CallerRegistry.Credentials(uid: getuid(), pid: nil)))
+        #expect(callers.isOnBus(":1.10"))
+        try callers.check(":1.10")
+        // Another user's connection is known as early, and refused as ever.
+        callers.appeared(":1.11")
+        callers.askedAhead(":1.11", .success(CallerRegistry.Credentials(uid: getuid() &+ 1, pid: nil)))
+        #expect(throws: BusError.self) { try callers.check(":1.11") }
+        // Gone before the answer came: not kept (its pidfd is closed).
+        callers.appeared(":1.12")
+        callers.vanished(":1.12")
+        let fd = vault_pidfd_open(getpid())
+        try #require(fd >= 0)
+        callers.askedAhead(":1.12", .success(CallerRegistry.Credentials(uid: getuid(), pid: getpid(), processFD: fd)))
+        #expect(!callers.isOnBus(":1.12"))
+        // Not answered: the first call asks.
+        callers.appeared(":1.13")
+        callers.askedAhead(":1.13", .failure(.failed("the bus did not say who the caller is")))
+        try callers.check(":1.13")
+        #expect(asked.withLock { $0 } == [":1.13"])
     }
 }

@@ -5,9 +5,10 @@ import Glibc
 import VaultCore
 import VaultSystem
 
-/// The bus connections that call the provider: who each is (asked of the bus at its first call,
-/// `SecretServiceCaller`), when each came onto the bus, and which are still on it. Only the user
-/// vaultd runs as is served (the bus may admit others: a system-wide or TCP bus).
+/// The bus connections that call the provider: who each is (asked of the bus as it comes onto
+/// the bus, or at its first call, `SecretServiceCaller`), when each came onto the bus, and which
+/// are still on it. Only the user vaultd runs as is served (the bus may admit others: a
+/// system-wide or TCP bus).
 final class CallerRegistry: Sendable {
     /// What the bus says of one connection (`GetConnectionCredentials`), or why it said nothing.
     struct Credentials {
@@ -79,13 +80,7 @@ final class CallerRegistry: Sendable {
         // makes the bus answer that the name has no owner.
         state.withLock { $0.lookups[sender, default: (0, false)].waiting += 1 }
         let answer = askBus(sender)
-        // The pidfd is taken at once, while the pid the bus reported is the caller's.
-        let appearedAt = state.withLock { $0.appeared[sender] }
-        let asked = try? answer.map { credentials -> SecretServiceCaller in
-            if credentials.pid != nil { status.noteCallers(processFD: credentials.processFD >= 0, trustingPIDs: trustBusPIDs) }
-            return SecretServiceCaller(uid: credentials.uid, pid: credentials.pid, processFD: credentials.processFD,
-                                       appeared: trustBusPIDs ? appearedAt : nil)
-        }.get()
+        let asked = try? answer.map { described(sender, $0) }.get()
         let caller = state.withLock { state -> SecretServiceCaller? in
             let lookup = state.lookups[sender] ?? (1, false)
             state.lookups[sender] = lookup.waiting > 1 ? (lookup.waiting - 1, lookup.vanished) : nil
@@ -100,6 +95,38 @@ final class CallerRegistry: Sendable {
         guard caller.uid == getuid() else {
             logger.notice("refused a Secret Service call from uid \(caller.uid)\(caller.process.map { " pid \($0.pid)" } ?? ""): only uid \(getuid()) is served")
             throw BusError.accessDenied("vaultd serves only uid \(getuid())")
+        }
+    }
+
+    /// The caller the bus described; its pidfd is taken at once, while the pid the bus
+    /// reported is the caller's.
+    private func described(_ sender: String, _ credentials: Credentials) -> SecretServiceCaller {
+        let appearedAt = state.withLock { $0.appeared[sender] }
+        if credentials.pid != nil { status.noteCallers(processFD: credentials.processFD >= 0, trustingPIDs: trustBusPIDs) }
+        return SecretServiceCaller(uid: credentials.uid, pid: credentials.pid, processFD: credentials.processFD,
+                                   appeared: trustBusPIDs ? appearedAt : nil)
+    }
+
+    /// At most this many connections are known at once by asking as they come onto the bus
+    /// (each holds a pidfd until it leaves); past it, a connection is asked about at its first call.
+    static let maximumAskedAhead = 256
+
+    /// Whether a connection that just came onto the bus should be asked about now.
+    var asksAhead: Bool { state.withLock { $0.callers.count < Self.maximumAskedAhead } }
+
+    /// What the bus said of `name` when asked as it came onto the bus: kept while the name is on
+    /// the bus and no call asked about it meanwhile, so that its first call waits for no question
+    /// to the bus. A failure is dropped: the first call asks again.
+    func askedAhead(_ name: String, _ answer: Result<Credentials, BusError>) {
+        guard case .success(let credentials) = answer else { return }
+        guard state.withLock({ $0.appeared[name] != nil }) else {
+            if credentials.processFD >= 0 { FileDescriptor(rawValue: credentials.processFD).close() }
+            return
+        }
+        let asked = described(name, credentials)
+        state.withLock { state in
+            guard state.appeared[name] != nil, state.callers[name] == nil, state.lookups[name] == nil else { return }
+            state.callers[name] = asked
         }
     }
 
