@@ -9,52 +9,53 @@ public enum SecretServiceKeyExchange {
     /// RFC 2409, section 6.2.
     static let primeHex = "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DDEF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7EDEE386BFB5A899FA5AE9F24117C4B1FE649286651ECE65381FFFFFFFFFFFFFFFF"
     public static let groupBytes = 128
-    /// The length of our secret exponent (see `agree`).
+    /// The length of our secret exponent. The group gives about 80 bits of security (the number
+    /// field sieve on a 1024-bit prime); recovering an exponent of 256 bits costs 2^128 (Pollard's
+    /// lambda), so a full-size exponent adds nothing but time: each of the two exponentiations
+    /// costs a quarter of a full-size one.
     static let exponentBits = 256
     public static let keySize = 16
 
-    /// Our public key and the AES key for the client's public key `peer` (big-endian, at most
-    /// 128 bytes, from 2 to p - 2: 0, 1 and p - 1 would make the shared secret guessable).
+    /// A new key pair of ours and the AES key for the client's public key `peer`.
     public static func agree(peer: [UInt8]) throws -> (publicKey: [UInt8], key: SecretBytes) {
+        let ours = try SecretServiceKeyPair()
+        return (ours.publicKey, try agree(peer: peer, with: ours))
+    }
+
+    /// The AES key for the client's public key `peer` (big-endian, at most 128 bytes, from 2 to
+    /// p - 2: 0, 1 and p - 1 would make the shared secret guessable) and our key pair `ours`,
+    /// which is not to be used again.
+    public static func agree(peer: [UInt8], with ours: SecretServiceKeyPair) throws -> SecretBytes {
         guard !peer.isEmpty, peer.count <= groupBytes else {
             throw CryptoError.invalidParameters("a DH public key has 1 to \(groupBytes) bytes, not \(peer.count)")
         }
         guard let context = BN_CTX_secure_new() else { throw CryptoError.fromOpenSSL("BN_CTX_secure_new") }
         defer { BN_CTX_free(context) }
-        var prime: OpaquePointer? = nil
-        guard BN_hex2bn(&prime, primeHex) != 0, let prime else { throw CryptoError.fromOpenSSL("BN_hex2bn") }
+        let prime = try prime()
         defer { BN_free(prime) }
-        guard let generator = BN_new(), let peerValue = BN_bin2bn(peer, Int32(peer.count), nil),
-              let highest = BN_dup(prime), let secret = BN_secure_new(), let ours = BN_new(), let shared = BN_secure_new()
+        guard let two = BN_new(), let peerValue = BN_bin2bn(peer, Int32(peer.count), nil), let highest = BN_dup(prime),
+              let shared = BN_secure_new()
         else { throw CryptoError.fromOpenSSL("BN_new") }
-        defer {
-            BN_free(generator); BN_free(peerValue); BN_free(highest); BN_free(ours)
-            BN_clear_free(secret); BN_clear_free(shared)
-        }
+        defer { BN_free(two); BN_free(peerValue); BN_free(highest); BN_clear_free(shared) }
         // highest = p - 2; the peer's key must lie in [2, p - 2].
-        guard BN_set_word(generator, 2) == 1, BN_sub_word(highest, 2) == 1 else { throw CryptoError.fromOpenSSL("BN_sub_word") }
-        guard BN_cmp(peerValue, generator) >= 0, BN_cmp(peerValue, highest) <= 0 else {
+        guard BN_set_word(two, 2) == 1, BN_sub_word(highest, 2) == 1 else { throw CryptoError.fromOpenSSL("BN_sub_word") }
+        guard BN_cmp(peerValue, two) >= 0, BN_cmp(peerValue, highest) <= 0 else {
             throw CryptoError.invalidParameters("the DH public key is outside 2 to p - 2")
         }
-        // Our secret exponent: `exponentBits` random bits, the top one set. The group gives about
-        // 80 bits of security (the number field sieve on a 1024-bit prime); recovering an exponent
-        // of 256 bits costs 2^128 (Pollard's lambda), so a full-size exponent adds nothing but
-        // time: each of the two exponentiations costs a quarter of a full-size one.
-        guard BN_priv_rand(secret, Int32(exponentBits), BN_RAND_TOP_ONE, BN_RAND_BOTTOM_ANY) == 1 else {
-            throw CryptoError.fromOpenSSL("BN_priv_rand")
-        }
-        BN_set_flags(secret, Int32(BN_FLG_CONSTTIME))
-        guard BN_mod_exp_mont_consttime(ours, generator, secret, prime, context, nil) == 1,
-              BN_mod_exp_mont_consttime(shared, peerValue, secret, prime, context, nil) == 1
-        else { throw CryptoError.fromOpenSSL("BN_mod_exp") }
-        var publicKey = [UInt8](repeating: 0, count: groupBytes)
+        guard BN_mod_exp_mont_consttime(shared, peerValue, ours.secret, prime, context, nil) == 1 else { throw CryptoError.fromOpenSSL("BN_mod_exp") }
         let sharedBytes = try SecretBytes(count: groupBytes) { buffer in
             guard BN_bn2binpad(shared, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(groupBytes)) == Int32(groupBytes) else {
                 throw CryptoError.fromOpenSSL("BN_bn2binpad")
             }
         }
-        guard BN_bn2binpad(ours, &publicKey, Int32(groupBytes)) == Int32(groupBytes) else { throw CryptoError.fromOpenSSL("BN_bn2binpad") }
-        return (publicKey, try hkdfSHA256(sharedBytes, count: keySize))
+        return try hkdfSHA256(sharedBytes, count: keySize)
+    }
+
+    /// The group's prime p, a new BIGNUM (the caller frees it).
+    static func prime() throws -> OpaquePointer {
+        var prime: OpaquePointer? = nil
+        guard BN_hex2bn(&prime, primeHex) != 0, let prime else { throw CryptoError.fromOpenSSL("BN_hex2bn") }
+        return prime
     }
 
     /// RFC 5869 HKDF with SHA-256, no salt (32 zero bytes) and no info, for at most 32 bytes.

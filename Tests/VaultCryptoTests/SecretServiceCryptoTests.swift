@@ -39,6 +39,17 @@ import VaultCrypto
         }
     }
 
+    /// Two key pairs made ahead agree on one key, each from the other's public key (what the
+    /// client computes is what vaultd computes); each pair's exponent is fresh.
+    @Test func keyPairsMadeAheadAgreeWithEachOther() throws {
+        let ours = try SecretServiceKeyPair(), theirs = try SecretServiceKeyPair()
+        #expect(ours.publicKey.count == 128 && ours.publicKey != theirs.publicKey)
+        let key = try SecretServiceKeyExchange.agree(peer: theirs.publicKey, with: ours)
+        #expect(key == (try SecretServiceKeyExchange.agree(peer: ours.publicKey, with: theirs)))
+        #expect(key.count == 16)
+        #expect(throws: CryptoError.self) { try SecretServiceKeyExchange.agree(peer: [1], with: ours) }
+    }
+
     @Test func aesCBCRoundTripsAndRefusesBadPaddingSizesAndIVs() throws {
         let key = SecretBytes([UInt8](repeating: 7, count: 16))
         for size in [0, 1, 15, 16, 17, 1000] {

@@ -19,6 +19,7 @@ final class SessionObject: BusObject {
     private let sessions = AdaptiveLock([String: SecretServiceSession]())
     private let callers: CallerRegistry
     private let newPath: @Sendable (String) -> String
+    private let keys = SessionKeyReserve()
 
     init(callers: CallerRegistry, newPath: @escaping @Sendable (String) -> String) {
         self.callers = callers
@@ -47,8 +48,8 @@ final class SessionObject: BusObject {
             // A 1024-bit group's key is 128 bytes; anything much longer is refused uncopied.
             let peer = try input.secretBytes(atMost: 256, "the DH public key")
             do {
-                let agreed = try SecretServiceKeyExchange.agree(peer: peer.unprotectedBytes)
-                (key, output) = (agreed.key, .bytes(SecretBytes(agreed.publicKey)))
+                let ours = try keys.next()
+                (key, output) = (try SecretServiceKeyExchange.agree(peer: peer.unprotectedBytes, with: ours), .bytes(SecretBytes(ours.publicKey)))
             } catch {
                 throw BusError.invalidArgs("the DH public key is unusable: \(error)")
             }
