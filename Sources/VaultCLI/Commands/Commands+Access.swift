@@ -46,12 +46,7 @@ extension Commands {
     /// this PATH as the script would find it; nil for anything else (vaultd reads a `#!` line
     /// that names its interpreter's path itself).
     static func envInterpreter(of path: String) throws -> String? {
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { return nil }
-        defer { fd.close() }
-        var head = [UInt8](repeating: 0, count: 256)
-        guard let count = try? head.withUnsafeMutableBytes({ try fd.read(into: $0) }), count > 2, head[0] == 0x23, head[1] == 0x21 else { return nil }
-        let line = String(decoding: head[2..<count].prefix { $0 != 0x0A }, as: UTF8.self)
-        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard case .script(let words) = ProgramFile.of(path) else { return nil }
         guard let first = words.first, first.hasSuffix("/env"),
               let name = words.dropFirst().first(where: { !$0.hasPrefix("-") && !$0.contains("=") }) else { return nil }
         return try programPath(name, command: "allow")

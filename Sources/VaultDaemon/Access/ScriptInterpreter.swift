@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import VaultCore
 import VaultSystem
 
@@ -10,21 +7,21 @@ enum ScriptInterpreter {
     /// nil for a compiled program (an ELF file); for a script, the resolved path of its
     /// interpreter: `named` (absolute) when given, else the program its `#!` line names.
     static func of(_ path: String, named: String?) throws -> String? {
-        let head = firstBytes(of: path)
-        if head.starts(with: [0x7F, 0x45, 0x4C, 0x46]) {
+        var interpreter = named
+        switch ProgramFile.of(path) {
+        case .compiled:
             guard named == nil else { throw VaultError.invalidInput("\(path) is a compiled program: an interpreter is named only for a script") }
             return nil
-        }
-        var interpreter = named
-        if interpreter == nil, head.starts(with: [0x23, 0x21]) {
-            let line = String(decoding: head.dropFirst(2).prefix { $0 != 0x0A }, as: UTF8.self)
-            guard let first = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) else {
+        case .script(let words) where named == nil:
+            guard let first = words.first else {
                 throw VaultError.invalidInput("\(path)'s #! line names no interpreter: name it with --interpreter")
             }
             guard FileSystem.lastComponent(of: first) != "env" else {
                 throw VaultError.invalidInput("\(path)'s #! line finds its interpreter with env, in the caller's PATH: name it with 'interpreter' (vaultctl allow looks it up in yours)")
             }
             interpreter = first
+        case .script, .other:
+            break
         }
         guard let interpreter else {
             throw VaultError.invalidInput("\(path) is neither a compiled program nor a script with a #! line: name the program that runs it with --interpreter (python3 tool.py: --interpreter /usr/bin/python3)")
@@ -35,18 +32,9 @@ enum ScriptInterpreter {
         guard InterpreterArguments.family(ofExecutable: FileSystem.lastComponent(of: resolved)) != nil else {
             throw VaultError.invalidInput("\(resolved) is not an interpreter vault tells scripts apart for (python, sh, bash, dash, perl, ruby, node, php, lua, ...)")
         }
-        guard !firstBytes(of: resolved).starts(with: [0x23, 0x21]) else {
+        if case .script = ProgramFile.of(resolved) {
             throw VaultError.invalidInput("\(resolved) is itself a script (a wrapper, such as pyenv's shims): name the interpreter it runs with --interpreter (pyenv: 'pyenv which python3')")
         }
         return resolved
-    }
-
-    /// The first 256 bytes of the regular file at `path` (fewer when shorter; none when unreadable).
-    private static func firstBytes(of path: String) -> [UInt8] {
-        guard let fd = try? FileDescriptor.open(path, O_RDONLY | O_NONBLOCK) else { return [] }
-        defer { fd.close() }
-        var head = [UInt8](repeating: 0, count: 256)
-        guard let count = try? head.withUnsafeMutableBytes({ try fd.read(into: $0) }) else { return [] }
-        return Array(head.prefix(count))
     }
 }
