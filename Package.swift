@@ -169,7 +169,7 @@ let package = Package(
         // The static clients (vaultctl, the credential helpers) are not dependencies: a test target
         // is linked with its executable dependencies' linker settings, and a test bundle cannot be a
         // static executable. `swift build --build-tests` builds them with everything else.
-        .testTarget(name: "EndToEndTests", dependencies: ["VaultSystem", "vaultd", "vault-store-tool", "vault-auth-storage-tool", "VaultClient", "VaultTokenSource", "VaultCore", "VaultTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["VaultSystem", "vaultd", "vault-store-tool", "vault-auth-storage-tool", "VaultClient", "VaultTokenSource", "VaultCore", "VaultCrypto", "VaultSpaces", "VaultTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

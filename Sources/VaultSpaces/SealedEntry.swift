@@ -16,6 +16,7 @@ public enum SealedEntry {
     public enum Kind: String, Sendable {
         case item
         case index
+        case member
     }
 
     public static func seal(_ plaintext: SecretBytes, as kind: Kind, name: String, spaceID: String, key: SpaceKey) throws -> [String: String] {
@@ -34,7 +35,7 @@ public enum SealedEntry {
     /// are not a sealed entry of this format.
     public static func generation(of fields: [String: String], name: String) throws -> Int {
         guard fields["format"] == format else { throw SpaceError.unknownFormat("entry \(name) is not \(format)") }
-        guard let text = fields["generation"], let generation = Int(text), generation > 0, String(generation) == text else {
+        guard let text = fields["generation"], let generation = Int(text), generation > 0, generation <= SpaceLimits.maxGeneration, String(generation) == text else {
             throw SpaceError.tampered("entry \(name) names no key generation")
         }
         return generation

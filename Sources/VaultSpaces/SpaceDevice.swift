@@ -64,26 +64,38 @@ public enum SpaceKeyGrant {
 
     /// Every generation in `fields` this device can open, each checked against the admitting
     /// device's key (`admitters`: admitted devices by id); a grant from an unknown device or
-    /// that does not open is reported, not used.
+    /// that does not open is reported, not used. What a device not yet admitted accepts.
     public static func keys(in fields: [String: String], for device: X25519KeyPair, spaceID: String,
                             admitters: [String: SpaceDevice]) throws -> (keys: [Int: SpaceKey], refused: [String]) {
+        try keys(in: fields, for: device, spaceID: spaceID) { id, _, _ in admitters[id].flatMap { $0.state == .admitted ? $0 : nil } }
+    }
+
+    /// Every generation in `fields` this device can open, lowest first, each as sealed by the
+    /// device `admitter` answers for its `gN_by` id, generation and the keys opened before it
+    /// here (nil: that device may not give that generation, reported and not used).
+    public static func keys(in fields: [String: String], for device: X25519KeyPair, spaceID: String,
+                            admitter: (_ id: String, _ generation: Int, _ opened: [Int: SpaceKey]) throws -> SpaceDevice?) throws -> (keys: [Int: SpaceKey], refused: [String]) {
         let me = try SpaceDevice.id(of: device.publicKey)
-        var keys: [Int: SpaceKey] = [:], refused: [String] = []
+        var keys: [Int: SpaceKey] = [:], refused: [String] = [], listed: [(generation: Int, sealed: Data, by: String?)] = []
         for (field, value) in fields where field.hasPrefix("g") && !field.hasSuffix("_by") {
-            guard let generation = Int(field.dropFirst()), generation > 0, let sealed = Data(base64Encoded: value) else {
-                refused.append("key grant field \(field) is not a grant")
+            guard let generation = Int(field.dropFirst()), (1...SpaceLimits.maxGeneration).contains(generation), String(generation) == field.dropFirst(),
+                  let sealed = Data(base64Encoded: value) else {
+                refused.append("key grant field \(field.replacingControlCharacters().prefix(40)) is not a grant")
                 continue
             }
-            guard let by = fields[field + "_by"], let admitter = admitters[by], admitter.state == .admitted else {
-                refused.append("the generation \(generation) key was not given by an admitted device")
+            listed.append((generation, sealed, fields[field + "_by"]))
+        }
+        for grant in listed.sorted(by: { $0.generation < $1.generation }) {
+            guard let by = grant.by, let sender = try admitter(by, grant.generation, keys) else {
+                refused.append("the generation \(grant.generation) key was not given by a member of the space")
                 continue
             }
             do {
-                let key = try DeviceSeal.open(Array(sealed), with: device, from: admitter.publicKey,
-                                              context: context(spaceID: spaceID, device: me, generation: generation))
-                keys[generation] = try SpaceKey(generation: generation, key: key, spaceID: spaceID)
+                let key = try DeviceSeal.open(Array(grant.sealed), with: device, from: sender.publicKey,
+                                              context: context(spaceID: spaceID, device: me, generation: grant.generation))
+                keys[grant.generation] = try SpaceKey(generation: grant.generation, key: key, spaceID: spaceID)
             } catch {
-                refused.append("the generation \(generation) key does not open as given by device \(by)")
+                refused.append("the generation \(grant.generation) key does not open as given by device \(by.replacingControlCharacters().prefix(40))")
             }
         }
         return (keys, refused)

@@ -26,8 +26,8 @@ public struct SpaceIndex: Codable, Sendable, Equatable {
 
     public static func opening(_ fields: [String: String], spaceID: String, key: SpaceKey) throws -> SpaceIndex {
         let plaintext = try SealedEntry.open(fields, as: .index, name: name, spaceID: spaceID, key: key)
-        guard let index = plaintext.withUnsafeBytes({ try? JSONDecoder().decode(SpaceIndex.self, from: Data($0)) }), index.seq >= 0,
-              index.entries.values.allSatisfy({ $0 > 0 }) else {
+        guard let index = plaintext.withUnsafeBytes({ try? JSONDecoder().decode(SpaceIndex.self, from: Data($0)) }), (0...SpaceLimits.maxSeq).contains(index.seq),
+              index.entries.values.allSatisfy({ (1...SpaceLimits.maxSeq).contains($0) }) else {
             throw SpaceError.tampered("the index holds what is not an index")
         }
         return index

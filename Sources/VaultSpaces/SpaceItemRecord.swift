@@ -41,8 +41,10 @@ public struct SpaceItemRecord: Codable, Sendable, Equatable {
     func encoded() throws -> SecretBytes { try secretJSON() }
 
     static func decoding(_ plaintext: SecretBytes) throws -> SpaceItemRecord {
-        let record = try plaintext.withUnsafeBytes { try JSONDecoder().decode(SpaceItemRecord.self, from: Data($0)) }
-        guard record.seq > 0, record.secretBytes != nil, !record.service.isEmpty, !record.account.isEmpty else {
+        guard let record = plaintext.withUnsafeBytes({ try? JSONDecoder().decode(SpaceItemRecord.self, from: Data($0)) }) else {
+            throw SpaceError.tampered("a sealed record that is not an item's record")
+        }
+        guard record.seq > 0, record.seq <= SpaceLimits.maxSeq, record.secretBytes != nil, !record.service.isEmpty, !record.account.isEmpty else {
             throw SpaceError.tampered("a record with an impossible sequence number, secret or name")
         }
         return record

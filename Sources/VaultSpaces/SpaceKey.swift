@@ -14,7 +14,7 @@ public struct SpaceKey: Sendable {
     let namingKey: SecretBytes
 
     public init(generation: Int, key: SecretBytes, spaceID: String) throws {
-        guard generation > 0, key.count == Self.size else { throw CryptoError.invalidParameters("a space key is 32 bytes of a generation from 1") }
+        guard (1...SpaceLimits.maxGeneration).contains(generation), key.count == Self.size else { throw CryptoError.invalidParameters("a space key is 32 bytes of a generation from 1") }
         self.generation = generation
         self.key = key
         let salt = Array(spaceID.utf8)

@@ -5,4 +5,10 @@ extension Logger {
         guard LogLevel.info >= minimumLevel else { return }
         log(.info, minimumLevel <= .debug ? "\(message()): \(item())" : message())
     }
+
+    /// A `warning` line about an item, naming it as `info(_:naming:)` does.
+    public func warning(_ message: @autoclosure () -> String, naming item: @autoclosure () -> String) {
+        guard LogLevel.warning >= minimumLevel else { return }
+        log(.warning, minimumLevel <= .debug ? "\(message()): \(item())" : message())
+    }
 }

@@ -75,10 +75,17 @@ extension SpaceAgent {
         return info
     }
 
-    /// Keeps the losing edit as the item `ACCOUNT (conflict from DEVICE)`, noted in the state.
+    /// Keeps the losing edit as the item `ACCOUNT (conflict from DEVICE)`, noted in the state;
+    /// `ACCOUNT (conflict from DEVICE, 2)` and so on when that name is taken (an earlier copy
+    /// not resolved yet is never overwritten).
     func keepCopy(_ service: String, _ account: String, secret: SecretBytes, label: String, kind: ItemKind,
                   from device: String, at time: Int64, _ state: inout SpaceState) throws {
-        let copy = "\(account) (conflict from \(device.prefix(8)))"
+        var copy = "\(account) (conflict from \(device.prefix(8)))"
+        var number = 2
+        while localItem(service, copy) != nil {
+            copy = "\(account) (conflict from \(device.prefix(8)), \(number))"
+            number += 1
+        }
         let key = try ItemKey(service: service, account: copy)
         let info = try store.perform { try $0.set(key, secret: secret, changes: ItemChanges(label: label, kind: kind)) }
         changes.postWrite(info, added: true)

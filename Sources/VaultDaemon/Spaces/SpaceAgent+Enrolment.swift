@@ -27,12 +27,14 @@ extension SpaceAgent {
             state.hold(key)
             state.admitted = true
             let grant = try SpaceKeyGrant.fields(key, to: me, from: device, admitterID: id, spaceID: spaceID)
+            let membership = try SpaceMembership.sealed(me, spaceID: spaceID, key: key)
             let index = try SpaceIndex(writer: id).sealed(spaceID: spaceID, key: key)
             do {
                 state.indexVersion = try engine(remote, root: root, doing: "creating space '\(name)'") { engine throws(EngineError) in
                     _ = try engine.write(SpaceEngine.space, ["format": SealedEntry.format, "id": spaceID, "generation": "1"], cas: 0)
                     _ = try engine.write(SpaceEngine.device(id), me.fields, cas: nil)
                     _ = try engine.write(SpaceEngine.keys(id), grant, cas: nil)
+                    _ = try engine.write(SpaceEngine.member(id, generation: 1), membership, cas: nil)
                     return try engine.write(SpaceEngine.index, index, cas: 0)
                 }
             } catch let error as VaultError where error.code == .conflict {
@@ -90,19 +92,50 @@ extension SpaceAgent {
     }
 
     /// Looks for the keys an admitting device gave this one; true once it holds a key. Grants
-    /// that do not open as given by an admitted device are reported and not used.
+    /// that do not open as given by a member are reported and not used. A device waiting to be
+    /// admitted takes the keys of the device that admits it (what the fingerprint words vouch
+    /// for); an admitted one takes generation N only from a device whose membership of
+    /// generation N-1 opens (`SpaceMembership`), so neither the engine nor a device removed
+    /// before N-1 can hand it a key.
     func checkAdmission(_ state: inout SpaceState) throws -> Bool {
         let device = try state.deviceKeys()
         let me = try state.deviceID()
         let wasAdmitted = state.admitted
-        let (grants, devices, handover) = try engine(state.remote, root: state.root, doing: "checking the keys of space '\(state.name)'") { engine throws(EngineError) in
-            (try engine.read(SpaceEngine.keys(me))?.fields ?? [:], try Self.devices(engine).devices,
-             wasAdmitted ? nil : try engine.read(SpaceEngine.handover(me))?.fields)
+        let held = state
+        let (grants, devices, handover, memberships) = try engine(state.remote, root: state.root, doing: "checking the keys of space '\(state.name)'") { engine throws(EngineError) in
+            let grants = try engine.read(SpaceEngine.keys(me))?.fields ?? [:]
+            let devices = try Self.devices(engine).devices
+            var memberships: [String: [String: String]] = [:]
+            for (field, by) in grants where wasAdmitted && field.hasPrefix("g") && field.hasSuffix("_by") && devices[by] != nil {
+                guard let generation = Int(field.dropFirst().dropLast(3)), (2...SpaceLimits.maxGeneration).contains(generation),
+                      held.keys[String(generation)] == nil else { continue }
+                let name = SpaceMembership.name(by, generation: generation - 1)
+                memberships[name] = try engine.read(SpaceEngine.member(by, generation: generation - 1))?.fields
+            }
+            return (grants, devices, wasAdmitted ? nil : try engine.read(SpaceEngine.handover(me))?.fields, memberships)
         }
         let admitters = devices.filter { $0.value.state == .admitted }
-        let opened = try SpaceKeyGrant.keys(in: grants, for: device, spaceID: state.spaceID, admitters: admitters)
+        let opened = try wasAdmitted
+            ? SpaceKeyGrant.keys(in: grants, for: device, spaceID: state.spaceID) { id, generation, opened in
+                guard let sender = devices[id], sender.state != .removed else { return nil }
+                // A generation held already is opened only to be compared with the one held.
+                if held.keys[String(generation)] != nil { return sender }
+                guard let key = opened[generation - 1] ?? (try? held.key(generation - 1)),
+                      let fields = memberships[SpaceMembership.name(id, generation: generation - 1)],
+                      (try? SpaceMembership.check(fields, device: sender, spaceID: held.spaceID, key: key)) != nil else { return nil }
+                return sender
+            }
+            : SpaceKeyGrant.keys(in: grants, for: device, spaceID: state.spaceID, admitters: admitters)
         for problem in opened.refused { state.report(problem) }
-        for key in opened.keys.values where state.keys[String(key.generation)] == nil { state.hold(key) }
+        for key in opened.keys.values.sorted(by: { $0.generation < $1.generation }) {
+            guard let known = try? state.key(key.generation) else {
+                state.hold(key)
+                continue
+            }
+            if known.key != key.key {
+                state.report("the engine holds another generation \(key.generation) key for this device than the one it took: the one it took is kept")
+            }
+        }
         if !state.admitted, !opened.keys.isEmpty {
             state.admitted = true
             logger.info("space '\(state.name)': admitted")
@@ -125,6 +158,7 @@ extension SpaceAgent {
             let device = try state.deviceKeys()
             let me = try state.deviceID()
             let keys = try state.keys.keys.compactMap(Int.init).sorted().map { try state.key($0) }
+            let current = try state.key(state.generation)
             let outcome = try engine(state.remote, root: state.root, doing: "admitting a device to space '\(name)'") { engine throws(EngineError) -> (SpaceDevice, String)? in
                 let pending = try Self.devices(engine).devices.filter { $0.value.state == .pending }
                 guard let (id, found) = pending.first(where: { (try? FingerprintWords.of(publicKey: $0.value.publicKey, spaceID: state.spaceID)) == typed }) else {
@@ -133,11 +167,14 @@ extension SpaceAgent {
                 // The handover first: a device that finds its keys finds its credential too.
                 let handedOver = try Self.handOver(to: found, id: id, in: engine, space: name, spaceID: state.spaceID, from: device, admitterID: me)
                 var grant = try engine.read(SpaceEngine.keys(id))?.fields ?? [:]
+                let membership: [String: String]
                 do {
                     for key in keys { grant.merge(try SpaceKeyGrant.fields(key, to: found, from: device, admitterID: me, spaceID: state.spaceID)) { $1 } }
+                    membership = try SpaceMembership.sealed(found, spaceID: state.spaceID, key: current)
                 } catch {
                     throw .malformed("the keys could not be sealed to the device: \(error)")
                 }
+                _ = try engine.write(SpaceEngine.member(id, generation: current.generation), membership, cas: nil)
                 _ = try engine.write(SpaceEngine.keys(id), grant, cas: nil)
                 var admitted = found
                 admitted.state = .admitted
@@ -150,50 +187,6 @@ extension SpaceAgent {
             }
             logger.info("space '\(name)': admitted device '\(admitted.name)'; \(handedOver)")
             return (admitted, handedOver)
-        }
-    }
-}
-
-extension SpaceAgent {
-    /// Removes a device (by id or name): its entry marked removed, a new key generation given
-    /// to every other admitted device, and written items use it from now on; `reseal` in each
-    /// round moves older entries to it. Answers the removed device.
-    func removeDevice(_ name: String, device wanted: String) throws -> SpaceDevice {
-        try rounds.withLock { _ in
-            var state = try state(name)
-            guard state.admitted else { throw VaultError.invalidInput("this device is not admitted to space '\(name)' yet") }
-            let device = try state.deviceKeys()
-            let me = try state.deviceID()
-            let next = try SpaceKey.generate(generation: state.generation + 1, spaceID: state.spaceID)
-            let removed = try engine(state.remote, root: state.root, doing: "removing a device from space '\(name)'") { engine throws(EngineError) -> SpaceDevice? in
-                let devices = try Self.devices(engine).devices
-                guard let (id, found) = devices.first(where: { $0.key == wanted || $0.value.name == wanted }), found.state != .removed, id != me else { return nil }
-                var gone = found
-                gone.state = .removed
-                _ = try engine.write(SpaceEngine.device(id), gone.fields, cas: nil)
-                for (other, member) in devices where member.state == .admitted && other != id {
-                    var grant = try engine.read(SpaceEngine.keys(other))?.fields ?? [:]
-                    do {
-                        grant.merge(try SpaceKeyGrant.fields(next, to: member, from: device, admitterID: me, spaceID: state.spaceID)) { $1 }
-                    } catch {
-                        throw .malformed("the new key could not be sealed to device \(other): \(error)")
-                    }
-                    _ = try engine.write(SpaceEngine.keys(other), grant, cas: nil)
-                }
-                var header = try engine.read(SpaceEngine.space)?.fields ?? [:]
-                header["generation"] = String(next.generation)
-                _ = try engine.write(SpaceEngine.space, header, cas: nil)
-                return gone
-            }
-            guard let removed else {
-                throw VaultError.absent("space '\(name)' has no other device '\(wanted.replacingControlCharacters())' to remove: 'vaultctl space status \(name)' lists them")
-            }
-            state.hold(next)
-            // Every item is written again under the new generation at the next round.
-            for position in state.items.indices where state.items[position].seq > 0 { state.items[position].modified = nil }
-            try save(state)
-            logger.info("space '\(name)': removed device '\(removed.name)'; key generation \(next.generation)")
-            return removed
         }
     }
 }

@@ -22,17 +22,30 @@ extension SpaceAgent {
     func withLease<R>(_ key: ItemKey, in name: String, until deadline: Double, _ body: () throws -> R) throws -> R {
         let state = try state(name)
         let me = try state.deviceID()
-        let lease = "leases/" + (try state.key(state.generation).entryName(service: key.service, account: key.account))
+        // Named under the first generation, which every member holds: a rotation does not give
+        // the devices that learned of it a lease of their own.
+        let first = try state.key(state.keys.keys.compactMap(Int.init).min() ?? state.generation)
+        let lease = "leases/" + (try first.entryName(service: key.service, account: key.account))
+        let busy = VaultError.busy(path: "the refresh lease of a session shared in space '\(name)'")
         while try !take(lease, in: state, as: me) {
-            guard Clock.monotonicSeconds() + 0.25 < deadline else {
-                throw VaultError.busy(path: "the refresh lease of a session shared in space '\(name)'")
-            }
+            guard Clock.monotonicSeconds() + 0.25 < deadline else { throw busy }
             Thread.sleep(forTimeInterval: 0.25)
         }
-        defer { give(lease, in: state, as: me) }
+        var giveBack = true
+        defer { if giveBack { give(lease, in: state, as: me) } }
         try? sync(name)  // the tokens another machine just refreshed, if it did
+        // Held again, for a whole lease time, right before the refresh: the round may have
+        // outlasted the lease, and then another machine may hold it now.
+        guard try take(lease, in: state, as: me) else { throw busy }
         let result = try body()
-        try? sync(name)  // the tokens refreshed here, to the others now
+        do {
+            try sync(name)  // the tokens refreshed here, to the others now
+        } catch {
+            // The new tokens are only here: the lease is left to run out, not given back, so
+            // that another machine does not take it at once and spend the old refresh token.
+            giveBack = false
+            logger.warning("space '\(name)': a refreshed session could not be pushed (\(error)); its lease runs out in \(Int(Self.leaseTime)) s")
+        }
         return result
     }
 

@@ -60,13 +60,14 @@ extension SpaceAgent {
             return (version, version == known ? nil : try engine.read(SpaceEngine.index)?.fields)
         }
         guard let fields else { return }
-        let index: SpaceIndex
+        let index: SpaceIndex, indexGeneration: Int
         do {
-            let generation = try SealedEntry.generation(of: fields, name: SpaceIndex.name)
-            if state.keys[String(generation)] == nil { _ = try checkAdmission(&state) }
-            index = try SpaceIndex.opening(fields, spaceID: state.spaceID, key: state.key(generation))
+            indexGeneration = try SealedEntry.generation(of: fields, name: SpaceIndex.name)
+            guard indexGeneration >= state.generation else { throw Self.olderGeneration("the index", indexGeneration, state) }
+            if state.keys[String(indexGeneration)] == nil { _ = try checkAdmission(&state) }
+            index = try SpaceIndex.opening(fields, spaceID: state.spaceID, key: state.key(indexGeneration))
         } catch let error as SpaceError {
-            return refuse("\(error)", &state, &report)
+            return refuse(error, &state, &report)
         }
         guard index.seq >= state.indexSeq else {
             return refuse("\(SpaceError.rolledBack("the index went back from seq \(state.indexSeq) to \(index.seq)"))", &state, &report)
@@ -87,9 +88,13 @@ extension SpaceAgent {
                 continue
             }
             do {
-                let record = try SpaceItemRecord.opening(entry.fields, name: name, spaceID: state.spaceID,
-                                                         key: state.key(SealedEntry.generation(of: entry.fields, name: name)))
+                let generation = try SealedEntry.generation(of: entry.fields, name: name)
+                let record = try SpaceItemRecord.opening(entry.fields, name: name, spaceID: state.spaceID, key: state.key(generation))
                 let listed = index.entries[name] ?? 0
+                // Under an older key (a device removed since holds it too): only the record the index lists.
+                guard generation >= indexGeneration || record.seq == listed else {
+                    throw SpaceError.rolledBack("item entry \(name) is sealed under key generation \(generation) and holds seq \(record.seq), not the \(listed) the index of generation \(indexGeneration) lists")
+                }
                 let names = Self.names(record.service, record.account)
                 let position = positions[names]
                 let held = position.map { state.items[$0].seq } ?? 0
@@ -107,7 +112,10 @@ extension SpaceAgent {
                 try apply(record, entry: name, version: entry.version, at: position, &state, &report)
                 report.pulled += 1
             } catch let error as SpaceError {
-                refuse("\(error)", &state, &report)
+                refuse(error, &state, &report)
+            } catch let error as VaultError where error.code == .badRequest || error.code == .tooLarge {
+                // A record this store cannot hold: never applicable.
+                refuse(SpaceError.tampered("item entry \(name) holds an item this device cannot keep (a label, comment or secret past this store's limits)"), &state, &report)
             }
         }
         state.indexSeq = index.seq
@@ -118,6 +126,21 @@ extension SpaceAgent {
         logger.warning("space '\(state.name)': \(problem)")
         state.report(problem)
         report.refused.append(problem)
+    }
+
+    /// A refusal whose sentence may name an item: the log names it only at debug level
+    /// (`Logger+ItemNames`); `space status` shows the whole sentence.
+    func refuse(_ error: SpaceError, _ state: inout SpaceState, _ report: inout RoundReport) {
+        guard case .guardedHere = error else { return refuse("\(error)", &state, &report) }
+        logger.warning("space '\(state.name)': a record for an item with access rules on this device was not applied", naming: "\(error)")
+        state.report("\(error)")
+        report.refused.append("\(error)")
+    }
+
+    /// An entry sealed under a generation older than the newest this device holds: a device
+    /// removed since holds that key, so it is refused as a rollback.
+    static func olderGeneration(_ what: String, _ generation: Int, _ state: SpaceState) -> SpaceError {
+        .rolledBack("\(what) is sealed under key generation \(generation), older than generation \(state.generation) this device holds")
     }
 
     // MARK: Push
@@ -166,9 +189,14 @@ extension SpaceAgent {
                 // Another device wrote it first: settle it now; a local edit that wins is pushed next round.
                 do {
                     let record = try SpaceItemRecord.opening(theirs.fields, name: write.entry, spaceID: state.spaceID, key: key)
+                    // Another device's write moves past every record seen here; an older one is a replay.
+                    let held = state.items[write.tracked].seq
+                    guard record.seq > held else {
+                        throw SpaceError.rolledBack("item entry \(write.entry) holds seq \(record.seq), not above \(held) already seen")
+                    }
                     try apply(record, entry: write.entry, version: theirs.version, at: state.tracked(record.service, record.account), &state, &report)
                 } catch let error as SpaceError {
-                    refuse("\(error)", &state, &report)
+                    refuse(error, &state, &report)
                 }
             }
         }
@@ -198,7 +226,9 @@ extension SpaceAgent {
     /// Records the entries' new seqs in the index (and drops entries `dropping`, moved to a new
     /// generation's name): read, merge, write with check-and-set, again when another device's
     /// index came first.
-    func record(_ written: [String: Int], dropping: [String] = [], in state: inout SpaceState, writer: String) throws {
+    /// `oldest`: the oldest key generation of the index it takes (default: the newest this
+    /// device holds; a device that has just rotated the key reads the index of the one before).
+    func record(_ written: [String: Int], dropping: [String] = [], in state: inout SpaceState, writer: String, oldest: Int? = nil) throws {
         let key = try state.key(state.generation)
         for _ in 0..<8 {
             let (version, fields) = try engine(state.remote, root: state.root, doing: "updating the index of space '\(state.name)'") { engine throws(EngineError) in
@@ -207,6 +237,7 @@ extension SpaceAgent {
             var index = SpaceIndex()
             if let fields {
                 let generation = try SealedEntry.generation(of: fields, name: SpaceIndex.name)
+                guard generation >= oldest ?? state.generation else { throw Self.olderGeneration("the index", generation, state) }
                 index = try SpaceIndex.opening(fields, spaceID: state.spaceID, key: state.key(generation))
                 guard index.seq >= state.indexSeq else { throw SpaceError.rolledBack("the index went back from seq \(state.indexSeq) to \(index.seq)") }
             }

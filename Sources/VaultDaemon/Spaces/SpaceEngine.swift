@@ -1,5 +1,6 @@
 import VaultCore
 import VaultRemotes
+import VaultSpaces
 
 /// A space's entries on its engine, addressed relative to the space's root (docs/file-format.md,
 /// "Spaces on the engine"), for one round under one token. Everything read is still hostile: the
@@ -15,6 +16,7 @@ struct SpaceEngine {
     static func keys(_ id: String) -> String { "keys/" + id }
     static func item(_ name: String) -> String { "items/" + name }
     static func handover(_ id: String) -> String { "handover/" + id }
+    static func member(_ id: String, generation: Int) -> String { "members/" + SpaceMembership.name(id, generation: generation) }
 
     func path(_ entry: String) throws(EngineError) -> KVPath {
         do {
